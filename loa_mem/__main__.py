@@ -1,0 +1,3 @@
+from loa_mem.entry import main
+
+main()

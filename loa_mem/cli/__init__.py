@@ -1,0 +1,1 @@
+"""The Typer command line: parse, call one core function, render its result."""

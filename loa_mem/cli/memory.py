@@ -1,0 +1,237 @@
+"""Commands of the Loa memory store (spec section 6)."""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from loa_mem import events, model
+from loa_mem.cli import memory_views as views
+from loa_mem.cli.app import Json, NoCommit, Root
+from loa_mem.errors import Refused
+from loa_mem.render import emit
+from loa_mem.store import Store
+
+Category = Annotated[str, typer.Option("-c", "--category", help="fact, decision, learning, "
+                                       "error or preference.", show_default=False)]
+Summary = Annotated[str | None, typer.Option("--summary", help="One line, at most 200 characters "
+                                             "(default: the first sentence).")]
+Confidence = Annotated[float | None, typer.Option(
+    "--confidence", help="0..1; at least the category floor (default: max(0.8, floor)).")]
+Tags = Annotated[list[str] | None, typer.Option("-t", "--tag", help="Lowercase kebab-case; repeat.")]
+Ttl = Annotated[str | None, typer.Option("--ttl", help="Nd or permanent (default: by category).")]
+Session = Annotated[str | None, typer.Option("--session", envvar="LOA_MEM_SESSION",
+                                             help="Session id recorded in source.")]
+Agent = Annotated[str | None, typer.Option("--agent", help="Agent recorded in source.")]
+Phase = Annotated[str | None, typer.Option("--phase", help="Phase recorded in source.")]
+FilePath = Annotated[str | None, typer.Option("--file", help="File the memory is about.")]
+Lines = Annotated[str | None, typer.Option("--lines", help="Line range A-B in --file.")]
+Related = Annotated[list[str] | None, typer.Option("--related", help="Related memory id; repeat.")]
+MemoryId = Annotated[str, typer.Argument(help="A memory id, like MEM-20260201-001.",
+                                         show_default=False)]
+
+
+def _content(text: str) -> str:
+    if text == "-":
+        return sys.stdin.read()
+    return text
+
+
+def _request(content: str, category: str, summary: str | None, confidence: float | None,
+             tags: list[str] | None, ttl: str | None, session: str | None, agent: str | None,
+             phase: str | None, file: str | None, lines: str | None,
+             related: list[str] | None) -> model.NewEntry:
+    return model.NewEntry(
+        content=_content(content), category=category, summary=summary, confidence=confidence,
+        tags=tuple(tags or ()), ttl=ttl, session=session, agent=agent, phase=phase,
+        file_path=file, line_range=lines, related=tuple(related or ()))
+
+
+def init(root: Root = None, as_json: Json = False) -> None:
+    """Create a memory store here (git repo, config, grimoire files, first commit)."""
+    from loa_mem.commands.setup import init as do_init
+
+    emit(do_init(root), as_json, views.initialized)
+
+
+def remember(
+    content: Annotated[str, typer.Argument(help="What to remember; - reads stdin.",
+                                           show_default=False)],
+    category: Category, summary: Summary = None, confidence: Confidence = None, tag: Tags = None,
+    ttl: Ttl = None, session: Session = None, agent: Agent = None, phase: Phase = None,
+    file: FilePath = None, lines: Lines = None, related: Related = None,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Remember one entry (refused if it breaks a rule or holds a secret)."""
+    from loa_mem.commands.remember import remember as do_remember
+
+    request = _request(content, category, summary, confidence, tag, ttl, session, agent, phase,
+                       file, lines, related)
+    emit(do_remember(Store.open(root), request, events.actor(agent), not no_commit), as_json,
+         views.remembered)
+
+
+def supersede(
+    old_id: MemoryId,
+    content: Annotated[str, typer.Argument(help="The new content; - reads stdin.",
+                                           show_default=False)],
+    category: Annotated[str, typer.Option("-c", "--category", help="Default: OLD's.")] = "",
+    summary: Summary = None, confidence: Confidence = None, tag: Tags = None, ttl: Ttl = None,
+    session: Session = None, agent: Agent = None, phase: Phase = None, file: FilePath = None,
+    lines: Lines = None, related: Related = None,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Replace an entry with a new one; the old one stays, linked both ways."""
+    from loa_mem.commands.remember import supersede as do_supersede
+
+    request = _request(content, category, summary, confidence, tag, ttl, session, agent, phase,
+                       file, lines, related)
+    emit(do_supersede(Store.open(root), old_id, request, events.actor(agent), not no_commit),
+         as_json, views.remembered)
+
+
+def recall(
+    query: Annotated[str, typer.Argument(help="Words to look for (optional).")] = "",
+    category: Annotated[list[str] | None, typer.Option("-c", "--category")] = None,
+    tag: Annotated[list[str] | None, typer.Option("-t", "--tag")] = None,
+    min_confidence: Annotated[float | None, typer.Option("--min-confidence")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
+    include_expired: bool = False, include_superseded: bool = False,
+    include_archived: bool = False,
+    track: Annotated[bool, typer.Option("--track", help="Count an application of each result "
+                                        "(writes and commits).")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Show each part of each score.")
+                       ] = False,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Find the memories that matter now, best first. Read-only unless --track."""
+    from loa_mem.commands.read import default_filters
+    from loa_mem.commands.read import recall as do_recall
+
+    for name in category or []:
+        model.check_category(name)
+    store = Store.open(root)
+    filters = default_filters(
+        store, query=query, categories=tuple(category or ()), tags=tuple(tag or ()),
+        min_confidence=min_confidence, limit=limit, include_expired=include_expired,
+        include_superseded=include_superseded, include_archived=include_archived)
+    result = do_recall(store, filters, track, events.actor(), not no_commit)
+    emit(result if not explain else type(result)(**{**result.__dict__, "explain": True}),
+         as_json, views.recalled)
+
+
+def show(memory_id: MemoryId, root: Root = None, as_json: Json = False) -> None:
+    """Show one entry, its state, its tier and its supersede chain."""
+    from loa_mem.commands.read import show as do_show
+
+    emit(do_show(Store.open(root), memory_id), as_json, views.shown)
+
+
+def archive(
+    ids: Annotated[list[str] | None, typer.Argument(help="Entry ids to archive.")] = None,
+    expired: Annotated[bool, typer.Option("--expired", help="Archive every expired entry.")
+                       ] = False,
+    reason: Annotated[str | None, typer.Option(
+        "--reason", help="expired, superseded, manual or ineffective.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would move; write nothing.")
+                       ] = False,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Move entries to the archive with a reason."""
+    from loa_mem.commands.lifecycle import archive as do_archive
+
+    emit(do_archive(Store.open(root), ids or [], expired, reason, dry_run, events.actor(),
+                    not no_commit), as_json, views.changed)
+
+
+def forget(
+    memory_id: MemoryId,
+    reason: Annotated[str, typer.Option("--reason", help="Why it should go (logged, committed).",
+                                        show_default=False)],
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Remove an entry from the working files; git history keeps it (see restore)."""
+    from loa_mem.commands.lifecycle import forget as do_forget
+
+    emit(do_forget(Store.open(root), memory_id, reason, events.actor(), not no_commit), as_json,
+         views.changed)
+
+
+def restore(memory_id: MemoryId, root: Root = None, no_commit: NoCommit = False,
+            as_json: Json = False) -> None:
+    """Bring back a forgotten or archived entry from the archive or git history."""
+    from loa_mem.commands.lifecycle import restore as do_restore
+
+    emit(do_restore(Store.open(root), memory_id, events.actor(), not no_commit), as_json,
+         views.changed)
+
+
+def history(memory_id: MemoryId, root: Root = None, as_json: Json = False) -> None:
+    """List every commit that touched an entry, newest first."""
+    from loa_mem.commands.read import history as do_history
+
+    emit(do_history(Store.open(root), memory_id), as_json, views.history)
+
+
+def feedback(
+    memory_id: MemoryId,
+    success: Annotated[bool | None, typer.Option("--success/--failure",
+                                                 help="Did applying it work?",
+                                                 show_default=False)] = None,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Record whether applying a memory worked; updates its effectiveness score."""
+    from loa_mem.commands.lifecycle import feedback as do_feedback
+
+    if success is None:
+        raise Refused("say how it went", "pass --success or --failure")
+    emit(do_feedback(Store.open(root), memory_id, success, events.actor(), not no_commit),
+         as_json, views.changed)
+
+
+def validate(
+    paths: Annotated[list[str] | None, typer.Argument(help="Only these files.")] = None,
+    output: Annotated[str, typer.Option("--format", help="text, json or github.")] = "text",
+    root: Root = None, as_json: Json = False,
+) -> None:
+    """Check every file against the schemas and the rules; exit 1 on any error."""
+    from loa_mem.validate import validate as do_validate
+
+    if output not in ("text", "json", "github"):
+        raise Refused(f"unknown format {output!r}", "use text, json or github")
+    report = do_validate(Store.open(root), paths)
+    if output == "github":
+        sys.stdout.write(views.github_annotations(report))
+    else:
+        emit(report, as_json or output == "json", views.validated)
+    raise typer.Exit(0 if report.ok else 1)
+
+
+def status(root: Root = None, as_json: Json = False) -> None:
+    """Counts by category and state, entries expiring soon, entries to review, pending files."""
+    from loa_mem.commands.read import status as do_status
+
+    emit(do_status(Store.open(root)), as_json, views.status)
+
+
+def schema(as_json: Json = False) -> None:
+    """Print the entry schema (memory.schema.json)."""
+    from loa_mem import schemas
+
+    del as_json
+    sys.stdout.write(schemas.text("memory.schema.json").rstrip("\n") + "\n")
+
+
+def commit(root: Root = None, as_json: Json = False) -> None:
+    """Commit what --no-commit (or git.auto_commit: false) left pending, in one commit."""
+    from loa_mem.commands.setup import commit_pending
+
+    emit(commit_pending(Store.open(root)), as_json, views.committed)
+
+
+def add_commands(app: typer.Typer) -> None:
+    for command in (init, remember, recall, show, supersede, archive, forget, restore, history,
+                    feedback, validate, status, schema, commit):
+        app.command()(command)

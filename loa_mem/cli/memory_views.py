@@ -1,0 +1,133 @@
+"""Human views of the memory commands' results (JSON shapes live on the results)."""
+
+from __future__ import annotations
+
+from loa_mem.commands.lifecycle import Changed
+from loa_mem.commands.read import History, Recalled, Shown, Status
+from loa_mem.commands.remember import Remembered
+from loa_mem.commands.setup import Committed, Initialized
+from loa_mem.render import Block, Table
+from loa_mem.validate import Report
+
+
+def _commit_note(sha: str | None) -> str:
+    return f" (commit {sha[:10]})" if sha else " (not committed)"
+
+
+def initialized(result: Initialized) -> list[Block]:
+    if not result.created:
+        return [f"loa-mem store already set up in {result.root}; nothing changed"]
+    return [f"created {len(result.created)} file(s) in {result.root}{_commit_note(result.commit)}",
+            *(f"  {p}" for p in result.created)]
+
+
+def remembered(result: Remembered) -> list[Block]:
+    if not result.created:
+        return [f"{result.id} already holds this {result.category}; nothing new was written"]
+    line = f"{result.id} remembered in {result.path}{_commit_note(result.commit)}"
+    if result.supersedes:
+        line = f"{result.id} supersedes {result.supersedes}{_commit_note(result.commit)}"
+    return [line]
+
+
+def recalled(result: Recalled) -> list[Block]:
+    if not result.hits:
+        return ["no memories match" + (f" {result.query!r}" if result.query else "")]
+    columns = ["id", "category", "score", "confidence", "summary"]
+    if result.explain:
+        columns += ["text", "recency", "tier"]
+    rows = []
+    for hit in result.hits:
+        row = [hit.id, hit.data.get("category"), hit.score, hit.data.get("confidence"),
+               hit.data.get("summary") or str(hit.data.get("content", ""))[:80]]
+        if result.explain:
+            row += [hit.parts.get("text"), hit.parts["recency"], hit.parts["tier"]]
+        rows.append(row)
+    blocks: list[Block] = [Table(columns, rows)]
+    if result.tracked:
+        blocks.append(f"counted one application for each{_commit_note(result.commit)}")
+    return blocks
+
+
+def shown(result: Shown) -> list[Block]:
+    entry = result.entry
+    lines: list[Block] = [
+        f"{entry.get('id')}  {entry.get('category')}  {result.state}  ({result.path}:{result.line})",
+        f"summary:    {entry.get('summary')}",
+        f"confidence: {entry.get('confidence')}   ttl: {entry.get('ttl')}   "
+        f"expires: {entry.get('expires_at') or 'never'}",
+        f"tags:       {', '.join(entry.get('tags') or []) or '-'}",
+        f"source:     {entry.get('source')}",
+        f"tier:       {result.tier}   effectiveness: {entry.get('effectiveness') or '-'}",
+    ]
+    if len(result.chain) > 1:
+        lines.append("chain:      " + " -> ".join(result.chain))
+    lines += ["", str(entry.get("content", "")).rstrip()]
+    return lines
+
+
+def changed(result: Changed) -> list[Block]:
+    ids = ", ".join(result.ids) or "nothing"
+    if result.dry_run:
+        return [f"would {result.op} {len(result.ids)}: {ids}" + (
+            f" (reason: {result.reason})" if result.reason else "")]
+    if result.op == "archive" and not result.ids:
+        return ["nothing to archive"]
+    line = f"{result.op}: {ids}" + (f" (reason: {result.reason})" if result.reason else "")
+    if "tier" in result.details:
+        effect = result.details["effectiveness"]
+        line += (f"; score {effect.get('score')} after {effect.get('applications')} "
+                 f"application(s), tier {result.details['tier']}")
+    if "from" in result.details:
+        line += f" from {result.details['from']}"
+    return [line + _commit_note(result.commit)]
+
+
+def history(result: History) -> list[Block]:
+    return [Table(["commit", "date", "subject"],
+                  [[c.sha[:10], c.date, c.subject] for c in result.commits],
+                  f"history of {result.id}")]
+
+
+def status(result: Status) -> list[Block]:
+    rows = [[c, n["active"], n["expired"], n["superseded"], n["archived"]]
+            for c, n in result.counts.items()]
+    blocks: list[Block] = [f"store: {result.root}",
+                           Table(["category", "active", "expired", "superseded", "archived"], rows)]
+    if result.expiring:
+        blocks.append(f"expiring within {result.warn_days} days:")
+        blocks += [f"  {e['id']}  {e['expires_at']}  {e['summary']}" for e in result.expiring]
+    if result.review:
+        blocks.append("flagged for review (low effectiveness): " + ", ".join(result.review))
+    if result.pending:
+        blocks.append("not committed yet: " + ", ".join(result.pending) + " (loa-mem commit)")
+    return blocks
+
+
+def validated(report: Report) -> list[Block]:
+    lines: list[Block] = [f"{p.path}:{p.line}: {p.severity}: [{p.rule}] "
+                          + (f"{p.id}: " if p.id else "") + p.message for p in report.problems]
+    errors = sum(p.severity == "error" for p in report.problems)
+    warnings = len(report.problems) - errors
+    lines.append(f"{'ok' if report.ok else 'FAILED'}: {report.entries} entries, {errors} error(s), "
+                 f"{warnings} warning(s)")
+    return lines
+
+
+def github_annotations(report: Report) -> str:
+    def escape(text: str) -> str:
+        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+    out = []
+    for p in report.problems:
+        level = "error" if p.severity == "error" else "warning"
+        out.append(f"::{level} file={p.path},line={p.line},title=loa-mem {p.rule}::"
+                   f"{escape((p.id + ': ' if p.id else '') + p.message)}\n")
+    out.append(f"loa-mem validate: {'ok' if report.ok else 'failed'}, "
+               f"{len(report.problems)} problem(s) in {report.entries} entries\n")
+    return "".join(out)
+
+
+def committed(result: Committed) -> list[Block]:
+    return [f"committed {len(result.paths)} file(s) ({', '.join(result.ops)}) as "
+            f"{result.commit[:10]}"]

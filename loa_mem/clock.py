@@ -1,0 +1,56 @@
+"""The one clock. Every rule that reads the time reads `LOA_MEM_NOW` first, so hooks, tests and
+audits replay exactly. Timestamps are stored as ISO 8601 UTC strings ending in `Z`, which sort
+lexically in time order (the index relies on that)."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone
+
+from loa_mem.errors import ConfigError, Refused
+
+
+def now() -> datetime:
+    fixed = os.environ.get("LOA_MEM_NOW")
+    if fixed:
+        try:
+            return parse(fixed)
+        except ValueError:
+            raise ConfigError(
+                f"LOA_MEM_NOW={fixed!r} is not an ISO 8601 time",
+                "use a form like 2026-02-01T10:30:00Z",
+            ) from None
+    return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def parse(text: str) -> datetime:
+    """Parse ISO 8601; a time without an offset is taken as UTC."""
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return moment.astimezone(timezone.utc)
+
+
+def parse_field(text: object, field: str) -> datetime:
+    """Parse a timestamp read from an entry, naming the field when it is not one."""
+    if isinstance(text, datetime):
+        return text if text.tzinfo else text.replace(tzinfo=timezone.utc)
+    try:
+        return parse(str(text))
+    except ValueError:
+        raise Refused(f"{field} {text!r} is not an ISO 8601 time") from None
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).replace(microsecond=0).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def now_iso() -> str:
+    return iso(now())
+
+
+def days(n: float) -> timedelta:
+    return timedelta(days=n)

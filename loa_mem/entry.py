@@ -1,0 +1,12 @@
+"""The console entry point. Kept free of heavy imports: later fast paths (the session-start
+context hook) are dispatched from here before typer is imported."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main(argv: list[str] | None = None) -> None:
+    from loa_mem.cli.app import run
+
+    sys.exit(run(sys.argv[1:] if argv is None else argv))

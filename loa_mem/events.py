@@ -1,0 +1,75 @@
+"""The events log: `events.jsonl` beside the grimoire files, one JSON object per operation.
+
+It is append-only and committed with the change it records, so it is the readable audit trail of
+who did what, when and why. Its lines also keep every id ever handed out, so an id that was
+forgotten is never reused.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from loa_mem import clock
+
+EVENTS_FILE = "events.jsonl"
+
+
+def actor(agent: str | None = None) -> str:
+    if os.environ.get("LOA_MEM_ACTOR"):
+        return os.environ["LOA_MEM_ACTOR"]
+    if agent:
+        return f"agent:{agent}"
+    try:
+        return f"user:{getpass.getuser()}"
+    except (KeyError, OSError):
+        return "user:unknown"
+
+
+def make(op: str, ids: list[str], who: str, reason: str | None = None,
+         **details: Any) -> dict[str, Any]:
+    event: dict[str, Any] = {"op": op, "ids": ids, "time": clock.now_iso(), "actor": who}
+    if reason:
+        event["reason"] = reason
+    event.update({k: v for k, v in details.items() if v is not None})
+    return event
+
+
+def append(path: Path, events: list[dict[str, Any]]) -> None:
+    if not events:
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    payload = "".join(json.dumps(e, ensure_ascii=False, sort_keys=False) + "\n" for e in events)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if os.fstat(fd).st_size:
+            with open(path, "rb") as existing:
+                existing.seek(-1, os.SEEK_END)
+                if existing.read(1) != b"\n":
+                    payload = "\n" + payload
+        os.write(fd, payload.encode("utf-8"))
+    finally:
+        os.close(fd)
+
+
+def parse_lines(text: str) -> list[dict[str, Any]]:
+    """Events in `text`; a line that is not a JSON object (a hand edit, a torn write) is skipped."""
+    found = []
+    for line in text.splitlines():
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(event, dict):
+            found.append(event)
+    return found
+
+
+def read_all(path: Path) -> list[dict[str, Any]]:
+    try:
+        return parse_lines(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []

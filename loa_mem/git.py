@@ -1,0 +1,183 @@
+"""Git, behind one module.
+
+Mutations run `git` directly in a subprocess: a commit is on the hot path of `remember`, and
+importing GitPython costs more (~110 ms) than the commit itself. Reading history (`history`,
+`restore`) goes through GitPython, imported only there.
+
+Every call runs with the `GIT_*` variables of an enclosing hook removed (as pre-commit's
+`no_git_env` does), so a loa-mem run inside a git hook never writes to the hook's index.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loa_mem.errors import GitFailed, NotARepo
+
+_KEEP = {
+    "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY",
+    "GIT_CONFIG_COUNT", "GIT_HTTP_PROXY_AUTHMETHOD", "GIT_ALLOW_PROTOCOL", "GIT_ASKPASS",
+    "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+    "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_TERMINAL_PROMPT",
+}
+
+
+def clean_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    source = os.environ if env is None else env
+    return {
+        k: v for k, v in source.items()
+        if not k.startswith("GIT_") or k in _KEEP
+        or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+    }
+
+
+def scrub_process_env() -> None:
+    """Drop hook variables from this process, so libraries that read os.environ obey too."""
+    for key in [k for k in os.environ if k.startswith("GIT_")]:
+        if key not in clean_env({key: ""}):
+            del os.environ[key]
+
+
+def find_top(start: Path) -> Path | None:
+    """The working-tree top level containing `start`, found without running git."""
+    current = start.resolve()
+    for candidate in (current, *current.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def git_dir(top: Path) -> Path:
+    dot_git = top / ".git"
+    if dot_git.is_file():
+        pointer = dot_git.read_text(encoding="utf-8").strip()
+        if pointer.startswith("gitdir:"):
+            target = Path(pointer.split(":", 1)[1].strip())
+            return target if target.is_absolute() else (top / target).resolve()
+    return dot_git
+
+
+def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> str:
+    result = subprocess.run(
+        ["git", *args], cwd=top, env=clean_env(), input=stdin, capture_output=True,
+        text=True, check=False,
+    )
+    if check and result.returncode != 0:
+        detail = (result.stderr or result.stdout).strip().splitlines()
+        raise GitFailed(f"git {args[0]} failed: {detail[-1] if detail else result.returncode}",
+                        _hint(result.stderr))
+    return result.stdout
+
+
+def _hint(stderr: str) -> str:
+    if "tell me who you are" in stderr or "user.email" in stderr:
+        return "set an identity: git config user.name NAME; git config user.email ADDRESS"
+    if "index.lock" in stderr:
+        return "another git command is running here; retry when it ends"
+    return "the files are written; run `loa-mem commit` once git works again"
+
+
+def init(top: Path) -> None:
+    top.mkdir(parents=True, exist_ok=True)
+    run(top, "init", "-q")
+
+
+def has_commits(top: Path) -> bool:
+    return bool(run(top, "rev-parse", "-q", "--verify", "HEAD", check=False).strip())
+
+
+def tracked(top: Path, paths: list[str]) -> set[str]:
+    out = run(top, "ls-files", "-z", "--", *paths) if paths else ""
+    return {p for p in out.split("\0") if p}
+
+
+def commit(top: Path, paths: list[str], message: str) -> str | None:
+    """Commit exactly `paths` as they are in the working tree; the user's other staged or
+    unstaged work stays as it was. Returns the new commit, or None when nothing changed."""
+    paths = sorted(set(paths))
+    untracked = [p for p in paths if (top / p).exists()]
+    untracked = sorted(set(untracked) - tracked(top, untracked))
+    if untracked:
+        run(top, "add", "--", *untracked)
+    changed = run(top, "status", "--porcelain", "-z", "--untracked-files=no", "--", *paths)
+    if not changed.strip("\0"):
+        return None
+    run(top, "commit", "-q", "--no-verify", "--only", "-F", "-", "--", *paths, stdin=message)
+    return run(top, "rev-parse", "HEAD").strip()
+
+
+def pending(top: Path, paths: list[str]) -> list[str]:
+    """Paths under `paths` whose working-tree state differs from HEAD (new files included)."""
+    out = run(top, "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
+    found = []
+    records = iter(out.split("\0"))
+    for record in records:
+        if not record:
+            continue
+        found.append(record[3:])
+        if record[0] in "RC":
+            next(records, None)
+    return found
+
+
+def message(op: str, what: str, ids: list[str], extra: dict[str, str] | None = None) -> str:
+    trailers = [f"Loa-Op: {op}", *(f"Loa-Id: {i}" for i in dict.fromkeys(ids))]
+    trailers += [f"{k}: {v}" for k, v in (extra or {}).items()]
+    subject = f"loa-mem {op}: {what}"
+    if len(subject) > 100:
+        subject = subject[:99] + "…"
+    return subject + "\n\n" + "\n".join(trailers) + "\n"
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    date: str
+    subject: str
+
+
+def _repo(top: Path) -> Any:
+    try:
+        from git import Repo
+    except ImportError as error:  # pragma: no cover - GitPython is a dependency
+        raise NotARepo(f"GitPython is not importable: {error}", "reinstall loa-mem") from None
+    return Repo(top)
+
+
+def history(top: Path, needle: str, paths: list[str]) -> list[CommitInfo]:
+    """Commits that added or removed `needle` under `paths`, or name it in a trailer."""
+    repo = _repo(top)
+    if not has_commits(top):
+        return []
+    fmt = "--format=%H%x1f%aI%x1f%s"
+    seen: dict[str, CommitInfo] = {}
+    outputs = [
+        repo.git.log(fmt, f"--grep=^Loa-Id: {needle}$"),
+        repo.git.log(fmt, f"-S{needle}", "--", *paths),
+    ]
+    for output in outputs:
+        for line in output.splitlines():
+            sha, date, subject = line.split("\x1f", 2)
+            seen[sha] = CommitInfo(sha, date, subject)
+    order = repo.git.rev_list("HEAD").split()
+    rank = {sha: n for n, sha in enumerate(order)}
+    return sorted(seen.values(), key=lambda c: rank.get(c.sha, len(rank)))
+
+
+def file_at(top: Path, sha: str, path: str) -> str | None:
+    repo = _repo(top)
+    try:
+        blob = repo.commit(sha).tree / path
+    except (KeyError, ValueError):
+        return None
+    data: bytes = blob.data_stream.read()
+    return data.decode("utf-8")
+
+
+def parent_of(top: Path, sha: str) -> str | None:
+    parents = _repo(top).commit(sha).parents
+    return parents[0].hexsha if parents else None

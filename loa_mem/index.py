@@ -1,0 +1,224 @@
+"""The derived index: a SQLite file outside git (`<git dir>/loa-mem/index.sqlite3`).
+
+It holds, for every grimoire file, the signature (mtime, size) it was built from and, for every
+entry, its data, its line span and the columns recall filters on, plus a full-text table. It is
+never the truth: any file whose signature changed is parsed again, and deleting the index only
+costs one rebuild. Writers update it in the same step as the files they change, so their own
+writes never force a parse.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loa_mem.model import normalize as normalized
+from loa_mem.model import tier
+
+SCHEMA_VERSION = "3"
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER,
+    indent INTEGER, flow INTEGER);
+CREATE TABLE IF NOT EXISTS entries(
+    rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
+    category TEXT, confidence REAL, created TEXT, expires_at TEXT, superseded_by TEXT,
+    norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, data TEXT);
+CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
+CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
+CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
+CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
+    tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS used_ids(day TEXT PRIMARY KEY, max_seq INTEGER);
+CREATE TABLE IF NOT EXISTS forgotten(id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS events_state(path TEXT PRIMARY KEY, offset INTEGER, tail TEXT);
+"""
+
+
+@dataclass(frozen=True)
+class Row:
+    rowid: int
+    id: str
+    path: str
+    in_archive: bool
+    first_line: int
+    last_line: int
+    data: dict[str, Any]
+
+
+Signature = tuple[int, int]
+
+
+
+
+class Index:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+        self.db.execute("PRAGMA busy_timeout=30000")
+        version = self._version()
+        if version != SCHEMA_VERSION:
+            self._reset()
+
+    def _version(self) -> str | None:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return str(row[0]) if row else None
+
+    def _reset(self) -> None:
+        self.db.execute("PRAGMA journal_mode=WAL")
+        tables = [r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'entry_text_%'")]
+        for table in tables:
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
+        self.db.executescript(_DDL)
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- transactions -------------------------------------------------------------------
+    def begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    # -- files --------------------------------------------------------------------------
+    def signature(self, path: str) -> Signature | None:
+        row = self.db.execute("SELECT mtime_ns, size FROM files WHERE path=?", (path,)).fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    def layout(self, path: str) -> tuple[int, bool]:
+        row = self.db.execute("SELECT indent, flow FROM files WHERE path=?", (path,)).fetchone()
+        return (int(row[0]), bool(row[1])) if row else (0, False)
+
+    def set_file(self, path: str, signature: Signature | None, indent: int = 0,
+                 flow: bool = False) -> None:
+        if signature is None:
+            self.db.execute("DELETE FROM files WHERE path=?", (path,))
+            return
+        self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
+                        (path, signature[0], signature[1], indent, int(flow)))
+
+    def drop_file(self, path: str) -> None:
+        self.db.execute(
+            "DELETE FROM entry_text WHERE rowid IN (SELECT rowid FROM entries WHERE path=?)",
+            (path,))
+        self.db.execute("DELETE FROM entries WHERE path=?", (path,))
+
+    # -- entries ------------------------------------------------------------------------
+    def insert(self, path: str, in_archive: bool, items: Iterable[tuple[dict[str, Any], int, int]]
+               ) -> None:
+        for data, first, last in items:
+            self._insert_one(path, in_archive, data, first, last)
+
+    def _insert_one(self, path: str, in_archive: bool, data: dict[str, Any], first: int,
+                    last: int) -> None:
+        if not isinstance(data, dict):
+            data = {"id": None, "content": str(data)}
+        source = data.get("source") if isinstance(data.get("source"), dict) else {}
+        tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+        content = str(data.get("content") or "")
+        confidence = data.get("confidence")
+        cursor = self.db.execute(
+            "INSERT INTO entries(id, path, in_archive, retired, category, confidence, created, "
+            "expires_at, superseded_by, norm, tags, tier, first_line, last_line, data) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (str(data.get("id")), path, int(in_archive),
+             int(in_archive or bool(data.get("archived"))), str(data.get("category")),
+             confidence if isinstance(confidence, (int, float)) else None,
+             str(source.get("timestamp") or ""),
+             str(data["expires_at"]) if data.get("expires_at") else None,
+             str(data["superseded_by"]) if data.get("superseded_by") else None,
+             normalized(content), " " + " ".join(str(t) for t in tags) + " ",
+             tier(data.get("effectiveness") if isinstance(data.get("effectiveness"), dict) else None),
+             first, last, json.dumps(data, default=str)))
+        self.db.execute("INSERT INTO entry_text(rowid, content, summary, tags) VALUES(?,?,?,?)",
+                        (cursor.lastrowid, content, str(data.get("summary") or ""),
+                         " ".join(str(t) for t in tags)))
+
+    def delete_rows(self, rowids: Iterable[int]) -> None:
+        for rowid in rowids:
+            self.db.execute("DELETE FROM entry_text WHERE rowid=?", (rowid,))
+            self.db.execute("DELETE FROM entries WHERE rowid=?", (rowid,))
+
+    def shift(self, path: str, after_line: int, delta: int) -> None:
+        if delta:
+            self.db.execute(
+                "UPDATE entries SET first_line=first_line+?, last_line=last_line+? "
+                "WHERE path=? AND first_line>?", (delta, delta, path, after_line))
+
+    def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Row]:
+        return [Row(r[0], r[1], r[2], bool(r[3]), r[4], r[5], json.loads(r[6]))
+                for r in self.db.execute(
+                    "SELECT rowid, id, path, in_archive, first_line, last_line, data FROM entries "
+                    + sql, args)]
+
+    def by_id(self, memory_id: str) -> list[Row]:
+        return self._rows("WHERE id=? ORDER BY in_archive, path", (memory_id,))
+
+    def in_file(self, path: str) -> list[Row]:
+        return self._rows("WHERE path=? ORDER BY first_line", (path,))
+
+    def all_rows(self) -> list[Row]:
+        return self._rows("ORDER BY id", ())
+
+    def where(self, condition: str, args: tuple[Any, ...] = ()) -> list[Row]:
+        return self._rows("WHERE " + condition, args)
+
+    def duplicate_of(self, category: str, content: str) -> str | None:
+        row = self.db.execute(
+            "SELECT id FROM entries WHERE norm=? AND category=? AND retired=0 "
+            "AND superseded_by IS NULL ORDER BY id LIMIT 1", (normalized(content), category)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def ids_of_day(self, day: str) -> Iterator[str]:
+        for (memory_id,) in self.db.execute("SELECT id FROM entries WHERE id LIKE ?",
+                                            (f"MEM-{day}-%",)):
+            yield str(memory_id)
+
+
+    # -- ids and events -----------------------------------------------------------------
+    def used_high_water(self, day: str) -> int:
+        row = self.db.execute("SELECT max_seq FROM used_ids WHERE day=?", (day,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def note_used(self, day: str, sequence: int) -> None:
+        self.db.execute(
+            "INSERT INTO used_ids VALUES(?, ?) ON CONFLICT(day) DO UPDATE SET "
+            "max_seq=max(max_seq, excluded.max_seq)", (day, sequence))
+
+    def events_state(self, path: str) -> tuple[int, str]:
+        row = self.db.execute("SELECT offset, tail FROM events_state WHERE path=?",
+                              (path,)).fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    def set_events_state(self, path: str, offset: int, tail: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO events_state VALUES(?,?,?)", (path, offset, tail))
+
+    def reset_events(self, path: str) -> None:
+        self.db.execute("DELETE FROM used_ids")
+        self.db.execute("DELETE FROM forgotten")
+        self.db.execute("DELETE FROM events_state WHERE path=?", (path,))
+
+    def set_forgotten(self, memory_id: str, forgotten: bool) -> None:
+        if forgotten:
+            self.db.execute("INSERT OR IGNORE INTO forgotten VALUES(?)", (memory_id,))
+        else:
+            self.db.execute("DELETE FROM forgotten WHERE id=?", (memory_id,))
+
+    def forgotten_ids(self) -> set[str]:
+        return {str(r[0]) for r in self.db.execute("SELECT id FROM forgotten")}

@@ -1,0 +1,197 @@
+"""Pure rules of a Loa memory entry: ids, categories, floors, TTL, summaries, effectiveness.
+
+Nothing here touches files, git or the clock; callers pass `now` in. Entries are plain dicts in
+the key order of Loa's example, because they are written to YAML as they are.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from loa_mem import clock
+from loa_mem.errors import Refused
+
+CATEGORIES = ("fact", "decision", "learning", "error", "preference")
+ARCHIVE_REASONS = ("expired", "superseded", "manual", "ineffective")
+MAX_CONTENT = 2000
+MAX_SUMMARY = 200
+ID_PATTERN = re.compile(r"^MEM-(\d{8})-(\d{3,})$")
+TAG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+TTL_PATTERN = re.compile(r"^(permanent|[1-9][0-9]{0,4}d)$")
+LINES_PATTERN = re.compile(r"^[1-9][0-9]*(-[1-9][0-9]*)?$")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s")
+
+
+@dataclass(frozen=True)
+class CategoryRule:
+    name: str
+    ttl: str
+    floor: float
+    storage_file: str
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """What a caller asks to remember, before it becomes an entry."""
+
+    content: str
+    category: str
+    summary: str | None = None
+    confidence: float | None = None
+    tags: tuple[str, ...] = ()
+    ttl: str | None = None
+    session: str | None = None
+    agent: str | None = None
+    phase: str | None = None
+    file_path: str | None = None
+    line_range: str | None = None
+    related: tuple[str, ...] = field(default_factory=tuple)
+
+
+def format_id(day: str, sequence: int) -> str:
+    return f"MEM-{day}-{sequence:03d}"
+
+
+def split_id(memory_id: str) -> tuple[str, int]:
+    match = ID_PATTERN.match(memory_id)
+    if not match:
+        raise Refused(f"{memory_id!r} is not a memory id", "ids look like MEM-20260201-001")
+    return match.group(1), int(match.group(2))
+
+
+def check_id(memory_id: str) -> str:
+    split_id(memory_id)
+    return memory_id
+
+
+def ttl_days(ttl: str) -> int | None:
+    """Days of a TTL, or None when permanent."""
+    if not TTL_PATTERN.match(ttl):
+        raise Refused(f"ttl {ttl!r} is not valid", "use Nd (for example 30d) or permanent")
+    return None if ttl == "permanent" else int(ttl[:-1])
+
+
+def expires_at(timestamp: str, ttl: str) -> str | None:
+    length = ttl_days(ttl)
+    if length is None:
+        return None
+    return clock.iso(clock.parse_field(timestamp, "source.timestamp") + clock.days(length))
+
+
+def derive_summary(content: str) -> str:
+    """First sentence of the content, cut to the summary limit."""
+    text = " ".join(content.split())
+    first = _SENTENCE_END.split(text, maxsplit=1)[0]
+    if len(first) <= MAX_SUMMARY:
+        return first
+    return first[: MAX_SUMMARY - 1].rstrip() + "…"
+
+
+def normalize(content: str) -> str:
+    """What counts as the same content for duplicate detection: case and spacing ignored."""
+    return " ".join(content.casefold().split()).rstrip(".!? ")
+
+
+def check_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
+    for tag in tags:
+        if not TAG_PATTERN.match(tag):
+            suggestion = "-".join(re.findall(r"[a-z0-9]+", tag.lower()))
+            hint = f"tags are lowercase kebab-case, for example {suggestion!r}" if suggestion else (
+                "tags are lowercase kebab-case, for example 'database-choice'")
+            raise Refused(f"tag {tag!r} is not lowercase kebab-case", hint)
+    return tuple(dict.fromkeys(tags))
+
+
+def check_confidence(confidence: float, rule: CategoryRule) -> float:
+    if not 0 <= confidence <= 1:
+        raise Refused(f"confidence {confidence} is outside 0..1", "give a number such as 0.85")
+    if confidence < rule.floor:
+        raise Refused(
+            f"confidence {confidence} is under the {rule.name} floor of {rule.floor}",
+            f"raise it to at least {rule.floor} or choose another category",
+        )
+    return confidence
+
+
+def check_content(content: str) -> str:
+    if not content.strip():
+        raise Refused("content is empty", "say what to remember")
+    if len(content) > MAX_CONTENT:
+        raise Refused(
+            f"content is {len(content)} characters, over the limit of {MAX_CONTENT}",
+            "shorten it or split it into several entries",
+        )
+    return content
+
+
+def check_category(category: str) -> str:
+    if category not in CATEGORIES:
+        raise Refused(f"unknown category {category!r}", f"use one of: {', '.join(CATEGORIES)}")
+    return category
+
+
+def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule, now: datetime) -> dict[str, Any]:
+    """The entry as it is written, following the Loa creation steps in order."""
+    content = check_content(request.content)
+    summary = request.summary if request.summary is not None else derive_summary(content)
+    if not summary.strip() or len(summary) > MAX_SUMMARY:
+        raise Refused(f"summary must be 1 to {MAX_SUMMARY} characters", "shorten --summary")
+    confidence = check_confidence(
+        request.confidence if request.confidence is not None else max(0.8, rule.floor), rule)
+    ttl = request.ttl or rule.ttl
+    timestamp = clock.iso(now)
+    source: dict[str, Any] = {"session_id": request.session or "manual", "timestamp": timestamp}
+    for key, value in (("agent", request.agent), ("phase", request.phase),
+                       ("file_path", request.file_path), ("line_range", request.line_range)):
+        if value:
+            source[key] = value
+    if request.line_range and not LINES_PATTERN.match(request.line_range):
+        raise Refused(f"line range {request.line_range!r} is not valid", "use A-B, for example 10-24")
+    entry: dict[str, Any] = {
+        "id": memory_id,
+        "category": request.category,
+        "content": content,
+        "summary": summary,
+        "confidence": confidence,
+        "source": source,
+        "ttl": ttl,
+        "expires_at": expires_at(timestamp, ttl),
+        "tags": list(check_tags(request.tags)),
+    }
+    if request.related:
+        entry["related_memories"] = list(dict.fromkeys(request.related))
+    return entry
+
+
+def effectiveness_score(successes: int, applications: int) -> int | None:
+    if applications <= 0:
+        return None
+    return round(100 * successes / applications)
+
+
+def tier(effectiveness: dict[str, Any] | None) -> str:
+    """Effectiveness tier: high, normal, review, ineffective, or untested."""
+    effectiveness = effectiveness or {}
+    applications = int(effectiveness.get("applications") or 0)
+    score = effectiveness.get("score")
+    if applications == 0 or score is None:
+        return "untested"
+    if score >= 80:
+        return "high"
+    if score >= 50:
+        return "normal"
+    if score >= 20 or applications < 3:
+        return "review"
+    return "ineffective"
+
+
+def is_expired(entry: dict[str, Any], now_iso: str) -> bool:
+    expiry = entry.get("expires_at")
+    return bool(expiry) and clock.iso(clock.parse_field(expiry, "expires_at")) <= now_iso
+
+
+def is_active(entry: dict[str, Any]) -> bool:
+    return not entry.get("archived") and not entry.get("superseded_by")

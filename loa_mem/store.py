@@ -1,0 +1,327 @@
+"""The store: where a project's grimoire files are, and the only code that reads or writes them.
+
+Invariants:
+- The grimoire files are the truth; the index (see `index.py`) is derived and refreshed by file
+  signature before every use.
+- A write happens inside `Store.write()`: one lock for read, modify, write and commit; files are
+  replaced atomically (temp file + rename), then the index, the events log and one git commit
+  follow. A killed process leaves each file either as it was or as it should be.
+- A write changes only the lines of the entries it touches; everything else in the file,
+  comments included, stays byte for byte.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loa_mem import config as config_mod
+from loa_mem import events as events_mod
+from loa_mem import git, model
+from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
+from loa_mem.index import Index, Row, Signature
+
+Change = Callable[[Any], None]
+
+
+@dataclass(frozen=True)
+class GrimoireFile:
+    category: str
+    path: str
+    in_archive: bool
+
+
+def signature_of(path: Path) -> Signature | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    with open(tmp, "w", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+
+
+def locate_top(root: str | None) -> Path:
+    chosen = root or os.environ.get("LOA_MEM_ROOT")
+    start = Path(chosen) if chosen else Path.cwd()
+    top = git.find_top(start) if start.exists() else None
+    if top is None:
+        raise NotARepo(f"{start} is not inside a git repository",
+                       "run `loa-mem init` to create a memory store here")
+    return top
+
+
+class Store:
+    def __init__(self, top: Path, cfg: config_mod.Config) -> None:
+        self.top = top
+        self.config = cfg
+        self.cache_dir = git.git_dir(top) / "loa-mem"
+        self.storage = top / cfg.storage_dir
+        self.archive = top / cfg.archive_dir
+        self.events_path = self.storage / events_mod.EVENTS_FILE
+        self._index: Index | None = None
+
+    @classmethod
+    def open(cls, root: str | None = None) -> Store:
+        top = locate_top(root)
+        cache_dir = git.git_dir(top) / "loa-mem"
+        return cls(top, config_mod.load(top, cache_dir))
+
+    # -- paths --------------------------------------------------------------------------
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.top).as_posix()
+
+    def file_for(self, category: str, in_archive: bool = False) -> str:
+        base = self.archive if in_archive else self.storage
+        return self.rel(base / self.config.rule(category).storage_file)
+
+    def grimoire_files(self) -> list[GrimoireFile]:
+        return [GrimoireFile(c, self.file_for(c, archived), archived)
+                for archived in (False, True) for c in model.CATEGORIES]
+
+    @property
+    def events_rel(self) -> str:
+        return self.rel(self.events_path)
+
+    # -- index --------------------------------------------------------------------------
+    @property
+    def index(self) -> Index:
+        if self._index is None:
+            self._index = Index(self.cache_dir / "index.sqlite3")
+            self.refresh()
+        return self._index
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def refresh(self) -> None:
+        index = self.index
+        for grimoire in self.grimoire_files():
+            signature = signature_of(self.top / grimoire.path)
+            if signature != index.signature(grimoire.path):
+                self.reparse(grimoire, signature)
+        self._refresh_events()
+
+    def reparse(self, grimoire: GrimoireFile, signature: Signature | None) -> None:
+        from loa_mem import yamlio
+
+        index = self.index
+        path = self.top / grimoire.path
+        parsed = None
+        if signature is not None:
+            parsed = yamlio.load_list(path.read_text(encoding="utf-8"), grimoire.path)
+        index.begin()
+        try:
+            index.drop_file(grimoire.path)
+            if parsed is not None:
+                index.insert(grimoire.path, grimoire.in_archive,
+                             ((i.data, i.first_line, i.last_line) for i in parsed.items))
+                index.set_file(grimoire.path, signature, parsed.indent, parsed.flow)
+            else:
+                index.set_file(grimoire.path, None)
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
+    def _refresh_events(self) -> None:
+        index = self.index
+        rel = self.events_rel
+        try:
+            size = self.events_path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        offset, tail = index.events_state(rel)
+        if size == offset:
+            return
+        with open(self.events_path, "rb") if size else open(os.devnull, "rb") as handle:
+            if offset and size > offset:
+                handle.seek(max(0, offset - len(tail.encode())))
+                if handle.read(len(tail.encode())).decode("utf-8", "replace") != tail:
+                    offset = 0
+            else:
+                offset = 0
+            handle.seek(offset)
+            fresh = handle.read(size - offset).decode("utf-8", "replace")
+        index.begin()
+        try:
+            if offset == 0:
+                index.reset_events(rel)
+            self._ingest_events(events_mod.parse_lines(fresh))
+            index.set_events_state(rel, size, fresh[-64:])
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
+    def _ingest_events(self, new_events: list[dict[str, Any]]) -> None:
+        index = self.index
+        for event in new_events:
+            ids = [i for i in event.get("ids") or [] if isinstance(i, str)]
+            for memory_id in ids:
+                match = model.ID_PATTERN.match(memory_id)
+                if match:
+                    index.note_used(match.group(1), int(match.group(2)))
+            if event.get("op") == "forget":
+                for memory_id in ids:
+                    index.set_forgotten(memory_id, True)
+            elif event.get("op") == "restore":
+                for memory_id in ids:
+                    index.set_forgotten(memory_id, False)
+
+    # -- reads --------------------------------------------------------------------------
+    def entry(self, memory_id: str) -> Row:
+        model.check_id(memory_id)
+        rows = self.index.by_id(memory_id)
+        if not rows:
+            hint = "it was forgotten; `loa-mem restore` brings it back" if (
+                memory_id in self.index.forgotten_ids()) else "check the id with `loa-mem recall`"
+        if not rows:
+            raise NotFound(f"no memory {memory_id}", hint)
+        if len(rows) > 1:
+            places = ", ".join(f"{r.path}:{r.first_line}" for r in rows)
+            raise Refused(f"{memory_id} appears {len(rows)} times ({places})",
+                          "run `loa-mem validate` and remove the duplicate")
+        return rows[0]
+
+    def next_id(self, day: str) -> str:
+        index = self.index
+        highest = index.used_high_water(day)
+        for memory_id in index.ids_of_day(day):
+            match = model.ID_PATTERN.match(memory_id)
+            if match:
+                highest = max(highest, int(match.group(2)))
+        return model.format_id(day, highest + 1)
+
+    # -- writes -------------------------------------------------------------------------
+    @contextmanager
+    def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
+        from loa_mem import lock
+
+        with lock.hold(self.cache_dir / "write.lock", op, self.config.lock_timeout):
+            self.refresh()
+            transaction = Transaction(self, op, actor)
+            yield transaction
+            transaction.apply(commit=commit and self.config.auto_commit)
+
+
+@dataclass
+class _FilePlan:
+    grimoire: GrimoireFile
+    appends: list[dict[str, Any]] = field(default_factory=list)
+    raw_appends: list[str] = field(default_factory=list)
+    changes: dict[int, list[Change]] = field(default_factory=dict)
+    removals: set[int] = field(default_factory=set)
+
+
+class Transaction:
+    """The edits of one command, applied together when the command's core function is done."""
+
+    def __init__(self, store: Store, op: str, actor: str) -> None:
+        self.store = store
+        self.op = op
+        self.actor = actor
+        self.what = ""
+        self.ids: list[str] = []
+        self.events: list[dict[str, Any]] = []
+        self.plans: dict[str, _FilePlan] = {}
+        self.extra_paths: list[str] = []
+        self.commit_sha: str | None = None
+        self.committed = False
+        self.changed_paths: list[str] = []
+
+    def _plan(self, grimoire: GrimoireFile) -> _FilePlan:
+        return self.plans.setdefault(grimoire.path, _FilePlan(grimoire))
+
+    def _grimoire(self, row: Row) -> GrimoireFile:
+        for grimoire in self.store.grimoire_files():
+            if grimoire.path == row.path:
+                return grimoire
+        raise Refused(f"{row.id} is in {row.path}, which is not a grimoire file")
+
+    def add(self, entry: dict[str, Any], in_archive: bool = False) -> None:
+        category = str(entry["category"])
+        path = self.store.file_for(category, in_archive)
+        self._plan(GrimoireFile(category, path, in_archive)).appends.append(entry)
+        self.ids.append(str(entry["id"]))
+
+    def add_text(self, category: str, text: str, memory_id: str, in_archive: bool = False) -> None:
+        path = self.store.file_for(category, in_archive)
+        self._plan(GrimoireFile(category, path, in_archive)).raw_appends.append(text)
+        self.ids.append(memory_id)
+
+    def change(self, row: Row, change: Change) -> None:
+        self._plan(self._grimoire(row)).changes.setdefault(row.rowid, []).append(change)
+        self.ids.append(row.id)
+
+    def remove(self, row: Row) -> None:
+        self._plan(self._grimoire(row)).removals.add(row.rowid)
+        self.ids.append(row.id)
+
+    def event(self, op: str, ids: list[str], reason: str | None = None, **details: Any) -> None:
+        self.events.append(events_mod.make(op, ids, self.actor, reason, **details))
+
+    def touch(self, rel_path: str) -> None:
+        """Include a non-grimoire file this command wrote (a manifest, a sidecar) in the commit."""
+        self.extra_paths.append(rel_path)
+
+    # -- applying -----------------------------------------------------------------------
+    def apply(self, commit: bool) -> None:
+        from loa_mem.writer import plan_file
+
+        store = self.store
+        results = [plan_file(store, plan) for plan in self.plans.values() if _has_work(plan)]
+        for result in results:
+            atomic_write(store.top / result.path, result.text)
+        index = store.index
+        index.begin()
+        try:
+            for result in results:
+                result.update_index(index, signature_of(store.top / result.path))
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+        events_mod.append(store.events_path, self.events)
+        store._refresh_events()
+        self.changed_paths = [r.path for r in results] + self.extra_paths
+        if self.events:
+            self.changed_paths.append(store.events_rel)
+        if commit and self.changed_paths:
+            from loa_mem import git as git_mod
+
+            message = git_mod.message(self.op, self.what or ", ".join(self.ids[:3]), self.ids)
+            self.commit_sha = git_mod.commit(store.top, self.changed_paths, message)
+            self.committed = self.commit_sha is not None
+
+
+def _has_work(plan: _FilePlan) -> bool:
+    return bool(plan.appends or plan.raw_appends or plan.changes or plan.removals)
+
+
+def require_parsed(store: Store, path: str) -> None:
+    """Make sure `path` parses before a write depends on its index rows."""
+    for grimoire in store.grimoire_files():
+        if grimoire.path == path:
+            store.reparse(grimoire, signature_of(store.top / path))
+            return
+    raise InvalidFile(path, 1, 1, "not a grimoire file")

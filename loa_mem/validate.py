@@ -1,0 +1,247 @@
+"""validate: every file against its schema, and the rules that span entries.
+
+It reads the files themselves, never the index, so it finds what a hand edit or a merge broke.
+Each problem carries the file and line it is about. Features that add files of their own (the
+working set, agent sidecars) register a checker with `register`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loa_mem import clock, events, model, sensitive, yamlio
+from loa_mem.errors import ConfigError, InvalidFile
+from loa_mem.store import GrimoireFile, Store
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    line: int
+    rule: str
+    message: str
+    severity: str = "error"
+    id: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "id": self.id, "rule": self.rule,
+                "message": self.message, "severity": self.severity}
+
+
+@dataclass(frozen=True)
+class Report:
+    problems: list[Problem]
+    files: int
+    entries: int
+
+    @property
+    def ok(self) -> bool:
+        return not any(p.severity == "error" for p in self.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "files": self.files, "entries": self.entries,
+                "problems": [p.to_json() for p in self.problems]}
+
+
+Checker = Callable[[Store, list[str] | None], Iterable[Problem]]
+_CHECKERS: list[Checker] = []
+
+
+def register(checker: Checker) -> Checker:
+    _CHECKERS.append(checker)
+    return checker
+
+
+@dataclass
+class _Seen:
+    located: yamlio.Located
+    grimoire: GrimoireFile
+
+    @property
+    def data(self) -> dict[str, Any]:
+        return self.located.data if isinstance(self.located.data, dict) else {}
+
+
+@dataclass
+class _Run:
+    store: Store
+    problems: list[Problem] = field(default_factory=list)
+    seen: dict[str, list[_Seen]] = field(default_factory=dict)
+    entries: int = 0
+
+    def add(self, seen: _Seen | None, path: str, line: int, rule: str, message: str,
+            severity: str = "error") -> None:
+        memory_id = str(seen.data.get("id")) if seen and seen.data.get("id") else None
+        self.problems.append(Problem(path, line, rule, message, severity, memory_id))
+
+
+def _line(seen: _Seen, key: str) -> int:
+    return seen.located.key_lines.get(key, seen.located.first_line)
+
+
+def _schema_problems(run: _Run, seen: _Seen, path: str) -> None:
+    from loa_mem import schemacheck
+
+    for problem in schemacheck.problems("memory.schema.json", seen.located.data):
+        key = str(problem.path[0]) if problem.path else ""
+        where = problem.dotted or "entry"
+        run.add(seen, path, _line(seen, key), "schema", f"{where}: {problem.message}")
+
+
+def _entry_rules(run: _Run, seen: _Seen, path: str, now_iso: str) -> None:
+    data, grimoire = seen.data, seen.grimoire
+    category = data.get("category")
+    if category in model.CATEGORIES and category != grimoire.category:
+        run.add(seen, path, _line(seen, "category"), "category-file",
+                f"a {category} entry in the {grimoire.category} file")
+    if category in model.CATEGORIES and isinstance(data.get("confidence"), (int, float)):
+        floor = run.store.config.rule(str(category)).floor
+        if data["confidence"] < floor:
+            run.add(seen, path, _line(seen, "confidence"), "floor",
+                    f"confidence {data['confidence']} is under the {category} floor of {floor}")
+    _expiry_rule(run, seen, path)
+    archived = bool(data.get("archived"))
+    if grimoire.in_archive and not archived:
+        run.add(seen, path, seen.located.first_line, "archive",
+                "an entry in the archive without archived: true")
+    if archived and not grimoire.in_archive:
+        run.add(seen, path, _line(seen, "archived"), "archive",
+                "an archived entry outside the archive directory")
+    if archived and not data.get("archive_reason"):
+        run.add(seen, path, _line(seen, "archived"), "archive", "archived without archive_reason")
+    for key in ("content", "summary"):
+        value = data.get(key)
+        if isinstance(value, str):
+            found = sensitive.scan(value)
+            if found:
+                kinds = ", ".join(dict.fromkeys(f.kind for f in found))
+                run.add(seen, path, _line(seen, key), "secret", f"{key} contains {kinds}")
+    del now_iso
+
+
+def _expiry_rule(run: _Run, seen: _Seen, path: str) -> None:
+    data = seen.data
+    ttl, source = data.get("ttl"), data.get("source")
+    if not isinstance(ttl, str) or not isinstance(source, dict) or not source.get("timestamp"):
+        return
+    try:
+        expected = model.expires_at(str(source["timestamp"]), ttl)
+    except Exception:  # noqa: BLE001 - the schema check already reports a malformed ttl or time
+        return
+    actual = data.get("expires_at")
+    if actual is not None:
+        try:
+            actual = clock.iso(clock.parse(str(actual)))
+        except ValueError:
+            return
+    if actual != expected:
+        run.add(seen, path, _line(seen, "expires_at") if "expires_at" in data else _line(
+            seen, "ttl"), "expiry", f"expires_at should be {expected or 'null'} for ttl {ttl}")
+
+
+def _cross_rules(run: _Run) -> None:
+    forgotten = _forgotten_ids(run.store)
+    for memory_id, places in run.seen.items():
+        if len(places) > 1:
+            where = ", ".join(f"{p.grimoire.path}:{p.located.first_line}" for p in places)
+            for place in places:
+                run.add(place, place.grimoire.path, place.located.first_line, "unique-id",
+                        f"id {memory_id} is used {len(places)} times ({where})")
+    for places in run.seen.values():
+        for seen in places:
+            _link_rules(run, seen, forgotten)
+
+
+def _link_rules(run: _Run, seen: _Seen, forgotten: set[str]) -> None:
+    data, path = seen.data, seen.grimoire.path
+    for key, back in (("supersedes", "superseded_by"), ("superseded_by", "supersedes")):
+        other_id = data.get(key)
+        if not other_id:
+            continue
+        others = run.seen.get(str(other_id))
+        if not others:
+            severity = "warning" if other_id in forgotten else "error"
+            note = " (it was forgotten; see the events log)" if other_id in forgotten else ""
+            run.add(seen, path, _line(seen, key), "chain",
+                    f"{key} {other_id}, which is not in any grimoire file{note}", severity)
+        elif others[0].data.get(back) != data.get("id"):
+            run.add(seen, path, _line(seen, key), "chain",
+                    f"{key} {other_id}, but {other_id} has {back}: {others[0].data.get(back)}")
+    for related in data.get("related_memories") or []:
+        if isinstance(related, str) and related not in run.seen:
+            run.add(seen, path, _line(seen, "related_memories"), "related",
+                    f"related memory {related} is not in any grimoire file", "warning")
+
+
+def _forgotten_ids(store: Store) -> set[str]:
+    gone: set[str] = set()
+    for event in events.read_all(store.events_path):
+        ids = {i for i in event.get("ids") or [] if isinstance(i, str)}
+        if event.get("op") == "forget":
+            gone |= ids
+        elif event.get("op") == "restore":
+            gone -= ids
+    return gone
+
+
+def _check_file(run: _Run, grimoire: GrimoireFile, now_iso: str) -> None:
+    path = run.store.top / grimoire.path
+    try:
+        parsed = yamlio.load_list(path.read_text(encoding="utf-8"), grimoire.path)
+    except FileNotFoundError:
+        return
+    except InvalidFile as error:
+        run.problems.append(Problem(grimoire.path, error.line, "yaml", error.message))
+        return
+    for located in parsed.items:
+        seen = _Seen(located, grimoire)
+        run.entries += 1
+        if not isinstance(located.data, dict):
+            run.add(None, grimoire.path, located.first_line, "schema", "an entry must be a mapping")
+            continue
+        run.seen.setdefault(str(located.data.get("id")), []).append(seen)
+        _schema_problems(run, seen, grimoire.path)
+        _entry_rules(run, seen, grimoire.path, now_iso)
+
+
+def _selected(store: Store, paths: list[str] | None) -> list[GrimoireFile]:
+    files = store.grimoire_files()
+    if not paths:
+        return files
+    wanted = {_relative(store, p) for p in paths}
+    return [g for g in files if g.path in wanted]
+
+
+def _relative(store: Store, given: str) -> str:
+    path = Path(given)
+    absolute = path if path.is_absolute() else (Path.cwd() / path)
+    try:
+        return absolute.resolve().relative_to(store.top).as_posix()
+    except ValueError:
+        return given
+
+
+def validate(store: Store, paths: list[str] | None = None) -> Report:
+    run = _Run(store)
+    now_iso = clock.now_iso()
+    selected = {g.path for g in _selected(store, paths)}
+    for grimoire in store.grimoire_files():
+        _check_file(run, grimoire, now_iso)
+    _cross_rules(run)
+    for checker in _CHECKERS:
+        run.problems.extend(checker(store, paths))
+    keep = [p for p in run.problems
+            if not paths or p.path in selected or p.path not in _all_paths(store)]
+    keep.sort(key=lambda p: (p.path, p.line, p.rule))
+    return Report(keep, len(selected), run.entries)
+
+
+def _all_paths(store: Store) -> set[str]:
+    return {g.path for g in store.grimoire_files()}
+
+
+def config_problem(error: ConfigError) -> Problem:
+    return Problem(".loa.config.yaml", 1, "config", error.message)
