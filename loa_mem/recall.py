@@ -4,7 +4,8 @@
     without one:   score = (1 - w) * confidence + w * recency + tier
 
 w is `retrieval.recency_weight`; text is the entry's bm25 relevance (content, summary and tags)
-divided by the best among the candidates; recency halves every 30 days since the entry was
+divided by the best among the candidates (each query word also matches as a prefix,
+so 'postgres' finds 'PostgreSQL'); recency halves every 30 days since the entry was
 written; tier adds +0.1 (high), 0 (normal, untested), -0.1 (review) or -0.2 (ineffective).
 Ties break by id, so the same store and clock always give the same order.
 """
@@ -79,7 +80,7 @@ def rank(db: Any, filters: Filters, recency_weight: float) -> list[Hit]:
         terms = "".join(c if c.isalnum() else " " for c in filters.query.lower()).split()
         if not terms:
             return []
-        match = " OR ".join(f'"{t}"' for t in dict.fromkeys(terms))
+        match = " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms))
         rows = db.execute(
             f"SELECT {columns}, -bm25(entry_text, 1.0, 2.0, 2.0) FROM entry_text "
             f"JOIN entries e ON e.rowid = entry_text.rowid WHERE entry_text MATCH ? AND "

@@ -244,7 +244,7 @@ class Transaction:
         self.ids: list[str] = []
         self.events: list[dict[str, Any]] = []
         self.plans: dict[str, _FilePlan] = {}
-        self.extra_paths: list[str] = []
+        self.files: dict[str, str | None] = {}
         self.commit_sha: str | None = None
         self.committed = False
         self.changed_paths: list[str] = []
@@ -280,9 +280,14 @@ class Transaction:
     def event(self, op: str, ids: list[str], reason: str | None = None, **details: Any) -> None:
         self.events.append(events_mod.make(op, ids, self.actor, reason, **details))
 
-    def touch(self, rel_path: str) -> None:
-        """Include a non-grimoire file this command wrote (a manifest, a sidecar) in the commit."""
-        self.extra_paths.append(rel_path)
+    def put(self, rel_path: str, text: str) -> None:
+        """Write a non-grimoire file (a manifest, a sidecar) atomically with the rest of this
+        transaction, and include it in the commit."""
+        self.files[rel_path] = text
+
+    def delete(self, rel_path: str) -> None:
+        """Remove a non-grimoire file with this transaction (git history keeps it)."""
+        self.files[rel_path] = None
 
     # -- applying -----------------------------------------------------------------------
     def apply(self, commit: bool) -> None:
@@ -292,6 +297,11 @@ class Transaction:
         results = [plan_file(store, plan) for plan in self.plans.values() if _has_work(plan)]
         for result in results:
             atomic_write(store.top / result.path, result.text)
+        for rel_path, text in self.files.items():
+            if text is None:
+                (store.top / rel_path).unlink(missing_ok=True)
+            else:
+                atomic_write(store.top / rel_path, text)
         index = store.index
         index.begin()
         try:
@@ -303,7 +313,7 @@ class Transaction:
             raise
         events_mod.append(store.events_path, self.events)
         store._refresh_events()
-        self.changed_paths = [r.path for r in results] + self.extra_paths
+        self.changed_paths = [r.path for r in results] + list(self.files)
         if self.events:
             self.changed_paths.append(store.events_rel)
         if commit and self.changed_paths:

@@ -2,7 +2,7 @@
 
 It reads the files themselves, never the index, so it finds what a hand edit or a merge broke.
 Each problem carries the file and line it is about. Features that add files of their own (the
-working set, agent sidecars) register a checker with `register`.
+working set, agent sidecars) register a checker with `the `check` hook of `features.py`.
 """
 
 from __future__ import annotations
@@ -47,12 +47,6 @@ class Report:
 
 
 Checker = Callable[[Store, list[str] | None], Iterable[Problem]]
-_CHECKERS: list[Checker] = []
-
-
-def register(checker: Checker) -> Checker:
-    _CHECKERS.append(checker)
-    return checker
 
 
 @dataclass
@@ -231,8 +225,10 @@ def validate(store: Store, paths: list[str] | None = None) -> Report:
     for grimoire in store.grimoire_files():
         _check_file(run, grimoire, now_iso)
     _cross_rules(run)
-    for checker in _CHECKERS:
-        run.problems.extend(checker(store, paths))
+    from loa_mem import features
+
+    for checker in features.hooks("check"):
+        run.problems.extend(checker(store, paths))  # type: ignore[operator]
     keep = [p for p in run.problems
             if not paths or p.path in selected or p.path not in _all_paths(store)]
     keep.sort(key=lambda p: (p.path, p.line, p.rule))

@@ -169,7 +169,12 @@ def _round_trip() -> Any:
     rt.preserve_quotes = True
     rt.width = 4096
     rt.indent(mapping=2, sequence=2, offset=0)
+    rt.representer.add_representer(type(None), _represent_null)
     return rt
+
+
+def _represent_null(representer: Any, _: None) -> Any:
+    return representer.represent_scalar("tag:yaml.org,2002:null", "null")
 
 
 def edit_item(item_text: str, indent: int, change: Callable[[Any], None]) -> str:

@@ -6,7 +6,6 @@ import os
 import sys
 import tempfile
 import traceback
-from collections.abc import Callable
 from typing import Annotated, Any
 
 import typer
@@ -79,16 +78,18 @@ def _root_options(
     """loa-mem keeps memories as YAML entries in git; every change is one commit."""
 
 
-def register(*modules: Callable[[typer.Typer], None]) -> None:
-    for add_commands in modules:
-        add_commands(app)
+def register() -> typer.Typer:
+    from loa_mem import features
+
+    if not app.registered_commands:
+        for add_commands in features.hooks("add_commands"):
+            add_commands(app)  # type: ignore[operator]
+    return app
 
 
 def run(argv: list[str]) -> int:
     git.scrub_process_env()
-    from loa_mem.cli import memory
-
-    register(memory.add_commands)
+    register()
     try:
         app(args=argv, prog_name="loa-mem", standalone_mode=True)
     except SystemExit as done:

@@ -74,8 +74,10 @@ def init(root: str | None) -> Initialized:
     if not store.events_path.exists():
         atomic_write(store.events_path, "")
         created.append(store.events_rel)
-    for extra in _INIT_HOOKS:
-        created.extend(extra(store))
+    from loa_mem import features
+
+    for on_init in features.hooks("on_init"):
+        created.extend(on_init(store))  # type: ignore[operator]
     sha = None
     if created:
         from loa_mem import lock
@@ -86,15 +88,6 @@ def init(root: str | None) -> Initialized:
             sha = git.commit(top, paths, git.message("init", "create the memory store", []))
     store.close()
     return Initialized(str(top), created, sha)
-
-
-_INIT_HOOKS: list[Any] = []
-
-
-def on_init(hook: Any) -> Any:
-    """Let a feature add files to `init` (returns the paths it created)."""
-    _INIT_HOOKS.append(hook)
-    return hook
 
 
 @dataclass(frozen=True)
@@ -108,11 +101,12 @@ class Committed:
 
 
 def managed_dirs(store: Store) -> list[str]:
-    dirs = [store.config.storage_dir, store.config.archive_dir, *_MANAGED_DIRS]
+    from loa_mem import features
+
+    dirs = [store.config.storage_dir, store.config.archive_dir]
+    for more in features.hooks("managed_dirs"):
+        dirs.extend(more(store))  # type: ignore[operator]
     return list(dict.fromkeys(dirs))
-
-
-_MANAGED_DIRS: list[str] = []
 
 
 def commit_pending(store: Store) -> Committed:

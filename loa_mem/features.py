@@ -1,0 +1,30 @@
+"""The features built on the core store, and the hooks each may offer.
+
+A feature is a module listed in `FEATURES` that defines any of:
+- `add_commands(app: typer.Typer) -> None`: its CLI commands (keep module-level imports light);
+- `check(store: Store, paths: list[str] | None) -> Iterable[validate.Problem]`: validate coverage;
+- `on_init(store: Store) -> list[str]`: files it creates at `loa-mem init` (relative paths);
+- `managed_dirs(store: Store) -> list[str]`: directories `loa-mem commit` picks pending work from.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator
+from types import ModuleType
+
+FEATURES: list[str] = [
+    "loa_mem.cli.memory",
+]
+
+
+def modules() -> Iterator[ModuleType]:
+    for name in FEATURES:
+        yield importlib.import_module(name)
+
+
+def hooks(name: str) -> Iterator[object]:
+    for module in modules():
+        hook = getattr(module, name, None)
+        if hook is not None:
+            yield hook
