@@ -97,17 +97,36 @@ def tracked(top: Path, paths: list[str]) -> set[str]:
 
 def commit(top: Path, paths: list[str], message: str) -> str | None:
     """Commit exactly `paths` as they are in the working tree; the user's other staged or
-    unstaged work stays as it was. Returns the new commit, or None when nothing changed."""
+    unstaged work stays as it was. Returns the new commit, or None when nothing changed.
+
+    `--only` commits the named paths from a temporary index and leaves the rest of the user's
+    index alone. New files must be known to git first, so they are added on the first failure.
+    """
     paths = sorted(set(paths))
-    untracked = [p for p in paths if (top / p).exists()]
-    untracked = sorted(set(untracked) - tracked(top, untracked))
-    if untracked:
-        run(top, "add", "--", *untracked)
-    changed = run(top, "status", "--porcelain", "-z", "--untracked-files=no", "--", *paths)
-    if not changed.strip("\0"):
-        return None
-    run(top, "commit", "-q", "--no-verify", "--only", "-F", "-", "--", *paths, stdin=message)
+    args = ["commit", "-q", "--no-verify", "--only", "-F", "-", "--", *paths]
+    result = _git(top, args, message)
+    if result.returncode != 0 and "did not match any file" in result.stderr:
+        existing = [p for p in paths if (top / p).exists()]
+        if existing:
+            run(top, "add", "--", *existing)
+        result = _git(top, args, message)
+    if result.returncode != 0:
+        if _nothing_to_commit(result.stdout + result.stderr):
+            return None
+        detail = (result.stderr or result.stdout).strip().splitlines()
+        raise GitFailed(f"git commit failed: {detail[-1] if detail else result.returncode}",
+                        _hint(result.stderr))
     return run(top, "rev-parse", "HEAD").strip()
+
+
+def _git(top: Path, args: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=top, env=clean_env(), input=stdin,
+                          capture_output=True, text=True, check=False)
+
+
+def _nothing_to_commit(output: str) -> bool:
+    return any(marker in output for marker in (
+        "nothing to commit", "no changes added to commit", "nothing added to commit"))
 
 
 def pending(top: Path, paths: list[str]) -> list[str]:

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loa_mem.clock import parse
 from loa_mem.model import normalize as normalized
 from loa_mem.model import tier
 
-SCHEMA_VERSION = "3"
+SCHEMA_VERSION = "4"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -27,7 +28,7 @@ CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size I
     indent INTEGER, flow INTEGER);
 CREATE TABLE IF NOT EXISTS entries(
     rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
-    category TEXT, confidence REAL, created TEXT, expires_at TEXT, superseded_by TEXT,
+    category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT, superseded_by TEXT,
     norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, data TEXT);
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
@@ -54,6 +55,13 @@ class Row:
 Signature = tuple[int, int]
 
 
+
+
+def _epoch(timestamp: Any) -> float | None:
+    try:
+        return parse(str(timestamp)).timestamp() if timestamp else None
+    except ValueError:
+        return None
 
 
 class Index:
@@ -134,12 +142,12 @@ class Index:
         confidence = data.get("confidence")
         cursor = self.db.execute(
             "INSERT INTO entries(id, path, in_archive, retired, category, confidence, created, "
-            "expires_at, superseded_by, norm, tags, tier, first_line, last_line, data) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "created_ts, expires_at, superseded_by, norm, tags, tier, first_line, last_line, data) "
+            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (str(data.get("id")), path, int(in_archive),
              int(in_archive or bool(data.get("archived"))), str(data.get("category")),
              confidence if isinstance(confidence, (int, float)) else None,
-             str(source.get("timestamp") or ""),
+             str(source.get("timestamp") or ""), _epoch(source.get("timestamp")),
              str(data["expires_at"]) if data.get("expires_at") else None,
              str(data["superseded_by"]) if data.get("superseded_by") else None,
              normalized(content), " " + " ".join(str(t) for t in tags) + " ",
@@ -171,6 +179,16 @@ class Index:
 
     def in_file(self, path: str) -> list[Row]:
         return self._rows("WHERE path=? ORDER BY first_line", (path,))
+
+    def by_rowids(self, rowids: Iterable[int]) -> list[Row]:
+        wanted = list(rowids)
+        if not wanted:
+            return []
+        return self._rows(f"WHERE rowid IN ({','.join('?' * len(wanted))})", tuple(wanted))
+
+    def count_in_file(self, path: str) -> int:
+        row = self.db.execute("SELECT count(*) FROM entries WHERE path=?", (path,)).fetchone()
+        return int(row[0])
 
     def all_rows(self) -> list[Row]:
         return self._rows("ORDER BY id", ())

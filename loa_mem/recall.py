@@ -19,7 +19,6 @@ from typing import Any
 from loa_mem import clock
 
 HALF_LIFE_DAYS = 30.0
-TIER_BONUS = {"high": 0.1, "normal": 0.0, "untested": 0.0, "review": -0.1, "ineffective": -0.2}
 
 
 @dataclass(frozen=True)
@@ -63,55 +62,65 @@ def _conditions(filters: Filters, now_iso: str) -> tuple[list[str], list[Any]]:
     return sql, args
 
 
-def _recency(created: str, now_ts: float) -> float:
+_TIER_SQL = ("CASE c.tier WHEN 'high' THEN 0.1 WHEN 'review' THEN -0.1 "
+             "WHEN 'ineffective' THEN -0.2 ELSE 0.0 END")
+_RECENCY_SQL = (f"CASE WHEN c.ts IS NULL THEN 0.0 ELSE "
+                f"power(0.5, max(0.0, (? - c.ts) / 86400.0) / {HALF_LIFE_DAYS}) END")
+
+
+def _ensure_power(db: Any) -> None:
+    """SQLite builds without the math functions get a Python `power`."""
     try:
-        age_days = max(0.0, (now_ts - clock.parse(created).timestamp()) / 86400)
-    except ValueError:
-        return 0.0
-    return float(0.5 ** (age_days / HALF_LIFE_DAYS))
+        db.execute("SELECT power(0.5, 1.0)")
+    except Exception:  # noqa: BLE001 - sqlite3.OperationalError, without importing sqlite3 here
+        import math
+
+        db.create_function("power", 2, math.pow, deterministic=True)
+
+
+def _match_expression(query: str) -> str | None:
+    terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
+    if not terms:
+        return None
+    return " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms))
 
 
 def rank(db: Any, filters: Filters, recency_weight: float) -> list[Hit]:
-    """Score the candidates in the index `db` (a sqlite3 connection) and return the best."""
+    """Score the candidates in the index `db` (a sqlite3 connection) and return the best.
+    The whole score is computed inside SQLite, so only the winners reach Python."""
+    _ensure_power(db)
     now = clock.now()
     conditions, args = _conditions(filters, clock.iso(now))
-    columns = "e.rowid, e.id, e.confidence, e.created, e.tier"
     if filters.query:
-        terms = "".join(c if c.isalnum() else " " for c in filters.query.lower()).split()
-        if not terms:
+        match = _match_expression(filters.query)
+        if match is None:
             return []
-        match = " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms))
-        rows = db.execute(
-            f"SELECT {columns}, -bm25(entry_text, 1.0, 2.0, 2.0) FROM entry_text "
-            f"JOIN entries e ON e.rowid = entry_text.rowid WHERE entry_text MATCH ? AND "
-            + " AND ".join(conditions), [match, *args]).fetchall()
+        candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
+                      "e.created_ts AS ts, e.tier AS tier, -bm25(entry_text, 1.0, 2.0, 2.0) AS raw "
+                      "FROM entry_text JOIN entries e ON e.rowid = entry_text.rowid "
+                      "WHERE entry_text MATCH ? AND " + " AND ".join(conditions))
+        args = [match, *args]
+        relevance = "max(0.0, c.raw) / max(max(c.raw) OVER (), 1e-9)"
+        total = "(1 - {w}) * (0.7 * rel + 0.3 * conf) + {w} * rec + bonus"
     else:
-        rows = db.execute(f"SELECT {columns}, NULL FROM entries e WHERE "
-                          + " AND ".join(conditions), args).fetchall()
-    best_text = max((r[5] for r in rows if r[5] is not None), default=0.0) or 1.0
-    weight = recency_weight
-    now_ts = now.timestamp()
-    scored = []
-    for rowid, memory_id, confidence, created, tier, text in rows:
-        recency = _recency(created, now_ts)
-        bonus = TIER_BONUS.get(tier, 0.0)
-        if text is None:
-            parts = {"confidence": confidence, "recency": recency, "tier": bonus}
-            total = (1 - weight) * confidence + weight * recency + bonus
-        else:
-            relevance = max(0.0, text / best_text)
-            parts = {"text": relevance, "confidence": confidence, "recency": recency,
-                     "tier": bonus}
-            total = (1 - weight) * (0.7 * relevance + 0.3 * confidence) + weight * recency + bonus
-        scored.append((-round(total, 9), memory_id, rowid, total, parts))
-    scored.sort(key=lambda s: (s[0], s[1]))
-    top = scored[: filters.limit]
-    details = {}
-    if top:
-        marks = ",".join("?" * len(top))
-        for rowid, path, line, data in db.execute(
-                f"SELECT rowid, path, first_line, data FROM entries WHERE rowid IN ({marks})",
-                [s[2] for s in top]):
-            details[rowid] = (path, line, json.loads(data))
-    return [Hit(s[1], round(s[3], 4), {k: round(v, 4) for k, v in s[4].items()},
-                details[s[2]][2], details[s[2]][0], details[s[2]][1]) for s in top]
+        candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
+                      "e.created_ts AS ts, e.tier AS tier, NULL AS raw FROM entries e WHERE "
+                      + " AND ".join(conditions))
+        relevance = "NULL"
+        total = "(1 - {w}) * conf + {w} * rec + bonus"
+    weight = float(recency_weight)
+    sql = (f"WITH c AS ({candidates}), s AS (SELECT c.rowid, c.id, c.conf, {relevance} AS rel, "
+           f"{_RECENCY_SQL} AS rec, {_TIER_SQL} AS bonus FROM c) "
+           f"SELECT s.rowid, s.id, s.conf, s.rel, s.rec, s.bonus, "
+           f"{total.format(w=weight)} AS total, e.path, e.first_line, e.data "
+           f"FROM s JOIN entries e ON e.rowid = s.rowid "
+           f"ORDER BY round(total, 9) DESC, s.id LIMIT ?")
+    hits = []
+    for _, memory_id, conf, rel, rec, bonus, score, path, line, data in db.execute(
+            sql, [*args, now.timestamp(), filters.limit]):
+        parts = {"confidence": conf, "recency": rec, "tier": bonus}
+        if rel is not None:
+            parts = {"text": rel, **parts}
+        hits.append(Hit(memory_id, round(score, 4), {k: round(v, 4) for k, v in parts.items()},
+                        json.loads(data), path, line))
+    return hits

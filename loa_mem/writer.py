@@ -77,8 +77,8 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
                       "rewrite it as a block list (one '- id:' per entry) so loa-mem can edit it")
     lines = text.splitlines(keepends=True)
     result = FileResult(path, "", grimoire.in_archive, indent, flow)
-    targets = {row.rowid: row for row in index.in_file(path)
-               if row.rowid in plan.changes or row.rowid in plan.removals}
+    targets = {row.rowid: row for row in index.by_rowids({*plan.changes, *plan.removals})
+               if row.path == path}
     for row in sorted(targets.values(), key=lambda r: r.first_line, reverse=True):
         span = _check_span(row, lines, path)
         if row.rowid in plan.removals:
@@ -89,7 +89,7 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         lines[row.first_line - 1:row.last_line] = new_lines
         result.steps.append(_replace_step(row, new_lines, path, grimoire.in_archive))
     if plan.appends or plan.raw_appends:
-        lines = _ready_for_append(lines, bool(index.in_file(path)))
+        lines = _ready_for_append(lines, index.count_in_file(path) > 0)
         pieces = [yamlio.dump_item(e, indent) for e in plan.appends]
         pieces += [_reindent(t, indent) for t in plan.raw_appends]
         for piece in pieces:

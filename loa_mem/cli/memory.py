@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -11,8 +11,16 @@ from loa_mem import events, model
 from loa_mem.cli import memory_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
 from loa_mem.errors import Refused
+
+if TYPE_CHECKING:
+    from loa_mem.store import Store
 from loa_mem.render import emit
-from loa_mem.store import Store
+
+
+def _store(root: str | None) -> Store:
+    from loa_mem.store import Store
+
+    return Store.open(root)
 
 Category = Annotated[str, typer.Option("-c", "--category", help="fact, decision, learning, "
                                        "error or preference.", show_default=False)]
@@ -35,7 +43,8 @@ MemoryId = Annotated[str, typer.Argument(help="A memory id, like MEM-20260201-00
 
 def _content(text: str) -> str:
     if text == "-":
-        return sys.stdin.read()
+        # The newline that ends piped input (echo, heredoc) is not part of the memory.
+        return sys.stdin.read().rstrip("\r\n")
     return text
 
 
@@ -69,7 +78,7 @@ def remember(
 
     request = _request(content, category, summary, confidence, tag, ttl, session, agent, phase,
                        file, lines, related)
-    emit(do_remember(Store.open(root), request, events.actor(agent), not no_commit), as_json,
+    emit(do_remember(_store(root), request, events.actor(agent), not no_commit), as_json,
          views.remembered)
 
 
@@ -88,7 +97,7 @@ def supersede(
 
     request = _request(content, category, summary, confidence, tag, ttl, session, agent, phase,
                        file, lines, related)
-    emit(do_supersede(Store.open(root), old_id, request, events.actor(agent), not no_commit),
+    emit(do_supersede(_store(root), old_id, request, events.actor(agent), not no_commit),
          as_json, views.remembered)
 
 
@@ -112,7 +121,7 @@ def recall(
 
     for name in category or []:
         model.check_category(name)
-    store = Store.open(root)
+    store = _store(root)
     filters = default_filters(
         store, query=query, categories=tuple(category or ()), tags=tuple(tag or ()),
         min_confidence=min_confidence, limit=limit, include_expired=include_expired,
@@ -126,7 +135,7 @@ def show(memory_id: MemoryId, root: Root = None, as_json: Json = False) -> None:
     """Show one entry, its state, its tier and its supersede chain."""
     from loa_mem.commands.read import show as do_show
 
-    emit(do_show(Store.open(root), memory_id), as_json, views.shown)
+    emit(do_show(_store(root), memory_id), as_json, views.shown)
 
 
 def archive(
@@ -142,7 +151,7 @@ def archive(
     """Move entries to the archive with a reason."""
     from loa_mem.commands.lifecycle import archive as do_archive
 
-    emit(do_archive(Store.open(root), ids or [], expired, reason, dry_run, events.actor(),
+    emit(do_archive(_store(root), ids or [], expired, reason, dry_run, events.actor(),
                     not no_commit), as_json, views.changed)
 
 
@@ -155,7 +164,7 @@ def forget(
     """Remove an entry from the working files; git history keeps it (see restore)."""
     from loa_mem.commands.lifecycle import forget as do_forget
 
-    emit(do_forget(Store.open(root), memory_id, reason, events.actor(), not no_commit), as_json,
+    emit(do_forget(_store(root), memory_id, reason, events.actor(), not no_commit), as_json,
          views.changed)
 
 
@@ -164,7 +173,7 @@ def restore(memory_id: MemoryId, root: Root = None, no_commit: NoCommit = False,
     """Bring back a forgotten or archived entry from the archive or git history."""
     from loa_mem.commands.lifecycle import restore as do_restore
 
-    emit(do_restore(Store.open(root), memory_id, events.actor(), not no_commit), as_json,
+    emit(do_restore(_store(root), memory_id, events.actor(), not no_commit), as_json,
          views.changed)
 
 
@@ -172,7 +181,7 @@ def history(memory_id: MemoryId, root: Root = None, as_json: Json = False) -> No
     """List every commit that touched an entry, newest first."""
     from loa_mem.commands.read import history as do_history
 
-    emit(do_history(Store.open(root), memory_id), as_json, views.history)
+    emit(do_history(_store(root), memory_id), as_json, views.history)
 
 
 def feedback(
@@ -187,7 +196,7 @@ def feedback(
 
     if success is None:
         raise Refused("say how it went", "pass --success or --failure")
-    emit(do_feedback(Store.open(root), memory_id, success, events.actor(), not no_commit),
+    emit(do_feedback(_store(root), memory_id, success, events.actor(), not no_commit),
          as_json, views.changed)
 
 
@@ -201,7 +210,7 @@ def validate(
 
     if output not in ("text", "json", "github"):
         raise Refused(f"unknown format {output!r}", "use text, json or github")
-    report = do_validate(Store.open(root), paths)
+    report = do_validate(_store(root), paths)
     if output == "github":
         sys.stdout.write(views.github_annotations(report))
     else:
@@ -213,7 +222,7 @@ def status(root: Root = None, as_json: Json = False) -> None:
     """Counts by category and state, entries expiring soon, entries to review, pending files."""
     from loa_mem.commands.read import status as do_status
 
-    emit(do_status(Store.open(root)), as_json, views.status)
+    emit(do_status(_store(root)), as_json, views.status)
 
 
 def schema(as_json: Json = False) -> None:
@@ -228,7 +237,7 @@ def commit(root: Root = None, as_json: Json = False) -> None:
     """Commit what --no-commit (or git.auto_commit: false) left pending, in one commit."""
     from loa_mem.commands.setup import commit_pending
 
-    emit(commit_pending(Store.open(root)), as_json, views.committed)
+    emit(commit_pending(_store(root)), as_json, views.committed)
 
 
 def add_commands(app: typer.Typer) -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from loa_mem.commands.lifecycle import Changed
-from loa_mem.commands.read import History, Recalled, Shown, Status
-from loa_mem.commands.remember import Remembered
-from loa_mem.commands.setup import Committed, Initialized
+from typing import TYPE_CHECKING
+
 from loa_mem.render import Block, Table
-from loa_mem.validate import Report
+
+if TYPE_CHECKING:
+    from loa_mem.commands.lifecycle import Changed
+    from loa_mem.commands.read import History, Recalled, Shown, Status
+    from loa_mem.commands.remember import Remembered
+    from loa_mem.commands.setup import Committed, Initialized
+    from loa_mem.validate import Report
 
 
 def _commit_note(sha: str | None) -> str:

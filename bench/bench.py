@@ -1,0 +1,143 @@
+"""Benchmark of the budgeted operations of spec section 11.
+
+Builds stores of 1,000, 10,000 and 100,000 entries (grimoire text generated directly and
+committed once), warms the index once, then times each budgeted operation as a whole process
+(the venv's own `loa-mem`, never a pyenv shim) and prints its median wall time beside its budget.
+
+    .venv/bin/python bench/bench.py                # 1,000 and 10,000 entries
+    .venv/bin/python bench/bench.py --sizes 1000,10000,100000 --runs 7
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LOA_MEM = str(Path(sys.executable).with_name("loa-mem"))
+CATEGORIES = [("fact", "facts", 0.85), ("decision", "decisions", 0.95),
+              ("learning", "learnings", 0.8), ("error", "errors", 0.7),
+              ("preference", "preferences", 0.6)]
+_SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "ta", "vo", "si", "de", "po", "gra", "stu", "ber",
+              "fin", "ox", "ul", "cha", "pre", "mon", "tix")
+# A 400-word vocabulary, so a two-word query matches a few percent of the entries, as real
+# queries over real notes do (a 30-word vocabulary would match nearly half of them).
+WORDS = [a + b + c for a in _SYLLABLES[:10] for b in _SYLLABLES[10:] for c in ("n", "s", "r", "l")
+         ][:400]
+NOW = "2026-11-22T12:00:00Z"
+# (operation, budget in ms at 10,000 entries, budget at 100,000 or None)
+BUDGETS = {"context": (50, None), "recall QUERY": (250, 400), "remember (with commit)": (350, None),
+           "validate": (3000, None), "--help": (200, None)}
+
+
+def _entry(n: int, category: str, confidence: float, rng: random.Random) -> str:
+    words = " ".join(rng.choice(WORDS) for _ in range(18))
+    day = f"2026{rng.randint(1, 10):02d}{rng.randint(1, 28):02d}"
+    stamp = f"{day[:4]}-{day[4:6]}-{day[6:]}T10:00:00Z"
+    ttl = "permanent"
+    tags = ", ".join(sorted({rng.choice(WORDS), rng.choice(WORDS)}))
+    return (f"- id: MEM-{day}-{n:05d}\n  category: {category}\n"
+            f"  content: Entry {n} about {words}.\n  summary: Entry {n} about {words[:60]}\n"
+            f"  confidence: {confidence}\n  source:\n    session_id: bench\n"
+            f"    timestamp: {stamp}\n  ttl: {ttl}\n  expires_at: null\n  tags: [{tags}]\n")
+
+
+def build_store(size: int, where: Path) -> Path:
+    root = where / f"store-{size}"
+    root.mkdir(parents=True)
+    env = {**os.environ, "LOA_MEM_NOW": NOW}
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid")):
+        subprocess.run(["git", "config", key, value], cwd=root, check=True)
+    subprocess.run([LOA_MEM, "init"], cwd=root, env=env, check=True, capture_output=True)
+    rng = random.Random(size)
+    memory = root / "grimoires/loa/memory"
+    chunks: dict[str, list[str]] = {plural: [] for _, plural, _ in CATEGORIES}
+    for n in range(1, size + 1):
+        category, plural, confidence = CATEGORIES[n % len(CATEGORIES)]
+        chunks[plural].append(_entry(n, category, confidence, rng))
+    for plural, items in chunks.items():
+        with open(memory / f"{plural}.yaml", "a", encoding="utf-8") as handle:
+            handle.write("".join(items))
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", f"bench store of {size}"], cwd=root, check=True)
+    return root
+
+
+def timed(command: list[str], root: Path, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    elapsed = (time.perf_counter() - start) * 1000
+    if result.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr}")
+    return elapsed
+
+
+def median_of(runs: int, make: Callable[[int], list[str]], root: Path, env: dict[str, str]
+              ) -> float:
+    return statistics.median(timed(make(i), root, env) for i in range(runs))
+
+
+def measure(size: int, root: Path, runs: int) -> list[tuple[str, float]]:
+    env = {**os.environ, "LOA_MEM_NOW": NOW}
+    env.pop("NO_COLOR", None)
+    start = time.perf_counter()
+    subprocess.run([LOA_MEM, "status"], cwd=root, env=env, check=True, capture_output=True)
+    rows = [("first command after clone (index build)", (time.perf_counter() - start) * 1000)]
+    has_context = subprocess.run([LOA_MEM, "context", "--help"], cwd=root, env=env,
+                                 capture_output=True).returncode == 0
+    if has_context:
+        rows.append(("context", median_of(runs, lambda i: [LOA_MEM, "context"], root, env)))
+    rows.append(("recall QUERY", median_of(
+        runs, lambda i: [LOA_MEM, "recall", f"{WORDS[i * 7 % 400]} {WORDS[i * 13 % 400]}"], root, env)))
+    rows.append(("remember (with commit)", median_of(
+        runs, lambda i: [LOA_MEM, "remember", f"Bench note {size}-{i}-{time.time_ns()}.",
+                         "-c", "learning"], root, env)))
+    validate_runs = max(1, min(runs, 3 if size <= 10_000 else 1))
+    rows.append(("validate", median_of(validate_runs, lambda i: [LOA_MEM, "validate"], root, env)))
+    rows.append(("--help", median_of(runs, lambda i: [LOA_MEM, "--help"], root, env)))
+    return rows
+
+
+def budget_for(operation: str, size: int) -> int | None:
+    if operation not in BUDGETS:
+        return None
+    at_10k, at_100k = BUDGETS[operation]
+    return at_100k if size >= 100_000 and at_100k else at_10k
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--keep", action="store_true", help="keep the generated stores")
+    args = parser.parse_args()
+    where = Path(tempfile.mkdtemp(prefix="loa-mem-bench-"))
+    print(f"{'operation':42} {'entries':>8} {'median ms':>10} {'budget ms':>10}  verdict")
+    try:
+        for size in (int(s) for s in args.sizes.split(",")):
+            root = build_store(size, where)
+            for operation, ms in measure(size, root, args.runs):
+                budget = budget_for(operation, size)
+                verdict = "-" if budget is None else ("ok" if ms <= budget else
+                                                      f"MISS by {ms - budget:.0f} ms")
+                print(f"{operation:42} {size:>8} {ms:>10.0f} {budget or '-':>10}  {verdict}",
+                      flush=True)
+    finally:
+        if not args.keep:
+            shutil.rmtree(where, ignore_errors=True)
+        else:
+            print(f"stores kept in {where}")
+
+
+if __name__ == "__main__":
+    main()
