@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,7 +55,8 @@ def _plural(category: str) -> str:
 
 
 def init(root: str | None) -> Initialized:
-    top = Path(root or ".").resolve()
+    # LOA_MEM_ROOT chooses the store for init as for every other command (spec section 5).
+    top = Path(root or os.environ.get("LOA_MEM_ROOT") or ".").resolve()
     found = git.find_top(top) if top.exists() else None
     if found is None:
         git.init(top)

@@ -1,0 +1,95 @@
+"""Small readers the acceptance tests share: grimoire files, events, commits and snapshots.
+
+They read what a user could read (files, `git log`), never loa-mem's index or private state.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from loa_mem import yamlio
+from tests.conftest import git
+
+MEMORY = "grimoires/loa/memory"
+ARCHIVE = "grimoires/loa/memory/archive"
+FILES = {"fact": "facts.yaml", "decision": "decisions.yaml", "learning": "learnings.yaml",
+         "error": "errors.yaml", "preference": "preferences.yaml"}
+
+
+def grimoire(root: Path, category: str, archive: bool = False) -> Path:
+    return root / (ARCHIVE if archive else MEMORY) / FILES[category]
+
+
+def entries(root: Path, category: str, archive: bool = False) -> list[dict[str, Any]]:
+    """The entries of one grimoire file as written (timestamps stay strings)."""
+    path = grimoire(root, category, archive)
+    if not path.exists():
+        return []
+    data = yamlio.load(path.read_text(encoding="utf-8"), str(path))
+    return list(data or [])
+
+
+def entry(root: Path, memory_id: str) -> dict[str, Any]:
+    """The one entry with `memory_id` in any grimoire file (active or archive)."""
+    found = [e for c in FILES for a in (False, True) for e in entries(root, c, a)
+             if e.get("id") == memory_id]
+    assert len(found) == 1, f"{memory_id} found {len(found)} times"
+    return found[0]
+
+
+def all_ids(root: Path) -> list[str]:
+    return [str(e["id"]) for c in FILES for a in (False, True) for e in entries(root, c, a)]
+
+
+def events(root: Path) -> list[dict[str, Any]]:
+    path = root / MEMORY / "events.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def commit_count(root: Path) -> int:
+    return int(git(root, "rev-list", "--count", "HEAD").strip())
+
+
+def changed_files(root: Path, sha: str = "HEAD") -> list[str]:
+    out = git(root, "show", "--name-only", "--format=", sha)
+    return sorted(line for line in out.splitlines() if line)
+
+
+def message(root: Path, sha: str = "HEAD") -> str:
+    return git(root, "log", "-1", "--format=%B", sha)
+
+
+def trailers(root: Path, sha: str = "HEAD") -> list[tuple[str, str]]:
+    out = git(root, "log", "-1", "--format=%(trailers:only,unfold)", sha)
+    pairs = []
+    for line in out.splitlines():
+        if ": " in line:
+            key, value = line.split(": ", 1)
+            pairs.append((key, value))
+    return pairs
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of the working tree (outside .git), byte for byte."""
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file() and ".git" not in p.relative_to(
+                root).parts}
+
+
+def porcelain(root: Path) -> str:
+    return git(root, "status", "--porcelain=v1", "--untracked-files=all")
+
+
+def remember(cli: Any, content: str, category: str = "fact", *options: str,
+             now: str | None = None) -> str:
+    """Remember through the CLI and return the new id (the command must succeed)."""
+    outcome = cli.ok("remember", content, "-c", category, *options, "--json", now=now)
+    data = outcome.json()
+    assert data["created"] is True, data
+    return str(data["id"])
