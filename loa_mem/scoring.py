@@ -1,0 +1,105 @@
+"""The recall score as SQL, shared by `recall` and the session-start context.
+
+The formula is documented in `recall.py`. It lives here, free of dataclasses and typing, because
+the session-start hook ranks memories too and must not pay for those imports (~20 ms each
+process on a 2-core machine): one formula, two callers.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from sqlite3 import Connection
+
+HALF_LIFE_DAYS = 30.0
+
+TIER_SQL = ("CASE c.tier WHEN 'high' THEN 0.1 WHEN 'review' THEN -0.1 "
+            "WHEN 'ineffective' THEN -0.2 ELSE 0.0 END")
+RECENCY_SQL = (f"CASE WHEN c.ts IS NULL THEN 0.0 ELSE "
+               f"power(0.5, max(0.0, (? - c.ts) / 86400.0) / {HALF_LIFE_DAYS}) END")
+
+
+def ensure_power(db: Connection) -> None:
+    """SQLite builds without the math functions get a Python `power`."""
+    try:
+        db.execute("SELECT power(0.5, 1.0)")
+    except Exception:  # sqlite3.OperationalError, without importing sqlite3 here
+        import math
+
+        db.create_function("power", 2, math.pow, deterministic=True)
+
+
+def match_expression(query: str) -> str | None:
+    terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
+    if not terms:
+        return None
+    return " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms))
+
+
+def conditions(min_confidence: float, now_iso: str, *, include_archived: bool = False,
+               include_superseded: bool = False, include_expired: bool = False,
+               categories: Sequence[str] = (), tags: Sequence[str] = ()
+               ) -> tuple[list[str], list[object]]:
+    """The candidate filter over `entries e`: SQL conditions and their arguments."""
+    sql: list[str] = ["e.confidence >= ?"]
+    args: list[object] = [min_confidence]
+    if not include_archived:
+        sql.append("e.retired = 0")
+    if not include_superseded:
+        sql.append("e.superseded_by IS NULL")
+    if not include_expired:
+        sql.append("(e.expires_at IS NULL OR e.expires_at > ?)")
+        args.append(now_iso)
+    if categories:
+        sql.append(f"e.category IN ({','.join('?' * len(categories))})")
+        args.extend(categories)
+    for tag in tags:
+        sql.append("e.tags LIKE ?")
+        args.append(f"% {tag} %")
+    return sql, args
+
+
+def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
+           recency_weight: float, now_ts: float, limit: int, per_category: int | None = None
+           ) -> list[tuple[str, float, float | None, float, float, float, str, int, str, str]]:
+    """The best candidates, best first (ties by id): rows of (id, confidence, text relevance
+    or None, recency, tier bonus, total, path, first line, data as JSON, category). With
+    `per_category`, at most that many of each category. A query with no word finds nothing."""
+    ensure_power(db)
+    if query:
+        match = match_expression(query)
+        if match is None:
+            return []
+        candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
+                      "e.created_ts AS ts, e.tier AS tier, e.category AS cat, "
+                      "-bm25(entry_text, 1.0, 2.0, 2.0) AS raw "
+                      "FROM entry_text JOIN entries e ON e.rowid = entry_text.rowid "
+                      "WHERE entry_text MATCH ? AND " + " AND ".join(where))
+        args = [match, *args]
+        relevance = "max(0.0, c.raw) / max(max(c.raw) OVER (), 1e-9)"
+        total = "(1 - {w}) * (0.7 * rel + 0.3 * conf) + {w} * rec + bonus"
+    else:
+        candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
+                      "e.created_ts AS ts, e.tier AS tier, e.category AS cat, NULL AS raw "
+                      "FROM entries e WHERE " + " AND ".join(where))
+        relevance = "NULL"
+        total = "(1 - {w}) * conf + {w} * rec + bonus"
+    weight = float(recency_weight)
+    ctes = [f"c AS ({candidates})",
+            f"s AS (SELECT c.rowid, c.id, c.conf, c.cat, {relevance} AS rel, "
+            f"{RECENCY_SQL} AS rec, {TIER_SQL} AS bonus FROM c)",
+            f"t AS (SELECT s.*, {total.format(w=weight)} AS total FROM s)"]
+    order = "round(t.total, 9) DESC, t.id"
+    params: list[object] = [*args, now_ts]
+    source = "t"
+    if per_category is not None:
+        ctes.append(f"p AS (SELECT t.*, row_number() OVER (PARTITION BY t.cat ORDER BY {order})"
+                    " AS n FROM t)")
+        source = "(SELECT * FROM p WHERE n <= ?)"
+        params.append(per_category)
+    sql = (f"WITH {', '.join(ctes)} SELECT t.id, t.conf, t.rel, t.rec, t.bonus, t.total, e.path, "
+           f"e.first_line, e.data, t.cat FROM {source} t JOIN entries e ON e.rowid = t.rowid "
+           f"ORDER BY {order} LIMIT ?")
+    params.append(limit)
+    return [tuple(row) for row in db.execute(sql, params)]  # type: ignore[misc]
