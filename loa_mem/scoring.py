@@ -102,4 +102,4 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
            f"e.first_line, e.data, t.cat FROM {source} t JOIN entries e ON e.rowid = t.rowid "
            f"ORDER BY {order} LIMIT ?")
     params.append(limit)
-    return [tuple(row) for row in db.execute(sql, params)]  # type: ignore[misc]
+    return [tuple(row) for row in db.execute(sql, params)]
