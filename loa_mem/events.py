@@ -31,9 +31,10 @@ def actor(agent: str | None = None) -> str:
 
 def make(op: str, ids: list[str], who: str, reason: str | None = None,
          **details: Any) -> dict[str, Any]:
-    event: dict[str, Any] = {"op": op, "ids": ids, "time": clock.now_iso(), "actor": who}
-    if reason:
-        event["reason"] = reason
+    # Every line has the same five keys (reason null when there is none), so readers of the
+    # log never need to guess.
+    event: dict[str, Any] = {"op": op, "ids": ids, "time": clock.now_iso(), "actor": who,
+                             "reason": reason or None}
     event.update({k: v for k, v in details.items() if v is not None})
     return event
 

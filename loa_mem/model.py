@@ -169,7 +169,8 @@ def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule, now: date
 def effectiveness_score(successes: int, applications: int) -> int | None:
     if applications <= 0:
         return None
-    return round(100 * successes / applications)
+    # Half up, as people round (1 success in 8 is 13), not Python's round-half-to-even (12).
+    return (200 * successes + applications) // (2 * applications)
 
 
 def tier(effectiveness: dict[str, Any] | None) -> str:

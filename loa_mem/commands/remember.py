@@ -54,7 +54,7 @@ def remember(store: Store, request: model.NewEntry, actor: str, commit: bool = T
     draft = model.build_entry(request, _PLACEHOLDER_ID, rule, clock.now())
     _check_related(store, request.related)
     with store.write("remember", actor, commit) as txn:
-        existing = store.index.duplicate_of(request.category, request.content)
+        existing = store.index.duplicate_of(request.category, request.content, clock.now_iso())
         if existing:
             return Remembered(existing, False, request.category, store.entry(existing).data.get(
                 "summary", ""), store.entry(existing).path)
