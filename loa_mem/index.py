@@ -196,10 +196,13 @@ class Index:
     def where(self, condition: str, args: tuple[Any, ...] = ()) -> list[Row]:
         return self._rows("WHERE " + condition, args)
 
-    def duplicate_of(self, category: str, content: str) -> str | None:
+    def duplicate_of(self, category: str, content: str, now_iso: str = "") -> str | None:
+        # Only an active entry absorbs a duplicate: an expired one has left recall, so the same
+        # content remembered again must become a new entry (spec section 3).
         row = self.db.execute(
             "SELECT id FROM entries WHERE norm=? AND category=? AND retired=0 "
-            "AND superseded_by IS NULL ORDER BY id LIMIT 1", (normalized(content), category)
+            "AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at>?) "
+            "ORDER BY id LIMIT 1", (normalized(content), category, now_iso)
         ).fetchone()
         return str(row[0]) if row else None
 
