@@ -1,0 +1,253 @@
+"""merge-driver: what git runs to merge a memory file, and its --repair after a stopped merge.
+
+git runs `loa-mem merge-driver %O %A %B %P` inside `git merge` (and rebase, cherry-pick) with
+the index locked: the driver reads the three temp files and the repository's objects, writes
+only %A, and never touches the index. Grimoire files merge by entry id (`merge.py`), the events
+log merges as a union of lines, and anything else falls back to git's own line merge.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loa_mem import events, git
+from loa_mem.errors import LoaMemError, NotARepo, NothingToDo
+from loa_mem.merge import Plan, merge_texts, rename_ids
+from loa_mem.merge_plan import (
+    Decision,
+    Layout,
+    Snapshot,
+    merge_head,
+    one_file,
+    snapshot,
+    theirs_commit,
+    whole_store,
+)
+from loa_mem.store import Store, atomic_write
+
+DRIVER_NAME = "loa-mem"
+DRIVER_ACTOR = "tool:loa-mem-merge-driver"
+
+
+@dataclass(frozen=True)
+class FileMerge:
+    path: str
+    mode: str
+    conflicts: list[str] = field(default_factory=list)
+    renamed: dict[str, str] = field(default_factory=dict)
+    unfixable: list[str] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.conflicts and not self.unfixable
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "mode": self.mode, "ok": self.ok,
+                "conflicts": self.conflicts, "renamed": self.renamed,
+                "unfixable": self.unfixable, "note": self.note or None}
+
+
+@dataclass(frozen=True)
+class Repaired:
+    files: list[FileMerge]
+    staged: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.files)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "files": [f.to_json() for f in self.files], "staged": self.staged}
+
+
+def layout(top: Path) -> Layout:
+    store = Store.open(str(top))
+    grimoires = [g.path for g in store.grimoire_files()]
+    archives = [g.path for g in store.grimoire_files() if g.in_archive]
+    return Layout(grimoires, archives, store.events_rel)
+
+
+def union_events(base: str, ours: str, theirs: str, plan: Plan) -> str:
+    """Both sides' lines (ours first), renamed ids applied to each side's new lines, and one
+    `renumber` event per renamed id."""
+    old = set(base.splitlines())
+    out = [line if line in old else rename_ids(line, plan.rename_ours)
+           for line in ours.splitlines() if line.strip()]
+    seen = set(out)
+    for line in theirs.splitlines():
+        renamed = rename_ids(line, plan.rename_theirs)
+        if line.strip() and line not in old and renamed not in seen:
+            out.append(renamed)
+            seen.add(renamed)
+    for side, mapping in (("ours", plan.rename_ours), ("theirs", plan.rename_theirs)):
+        for before, after in sorted(mapping.items()):
+            event = events.make("renumber", [after, before], DRIVER_ACTOR,
+                                "the id was created on both branches", side=side)
+            out.append(json.dumps(event, ensure_ascii=False))
+    return "".join(line + "\n" for line in out)
+
+
+def line_merge(ours: Path, base: Path, theirs: Path, label: str, marker: int) -> int:
+    """git's own three-way line merge into `ours`; the number of conflicts."""
+    result = subprocess.run(
+        ["git", "merge-file", f"--marker-size={marker}", "-L", "ours", "-L", "base", "-L",
+         label, str(ours), str(base), str(theirs)],
+        env=git.clean_env(), capture_output=True, check=False)
+    return max(result.returncode, 0) if result.returncode < 128 else 1
+
+
+def _read(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def _guess_path(top: Path, lay: Layout, ours_text: str) -> str | None:
+    """Which memory file git is merging, when %P was not passed: the one HEAD holds as %A."""
+    from loa_mem.merge_plan import read_blobs
+
+    if not git.has_commits(top):
+        return None
+    matches = [p for p, t in read_blobs(top, "HEAD", lay.paths).items() if t == ours_text]
+    return matches[0] if len(matches) == 1 else None
+
+
+def _decision(top: Path, lay: Layout, path: str, texts: tuple[str, str, str]) -> Decision:
+    theirs = theirs_commit()
+    if theirs is not None:
+        return whole_store(top, lay, theirs, force=False)
+    return one_file(top, lay, path, texts)
+
+
+def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
+               marker: int = 7) -> FileMerge:
+    top = git.find_top(Path.cwd())
+    if top is None:
+        raise NotARepo("the merge driver runs inside a git working tree", "run it from git")
+    lay = layout(top)
+    texts = (_read(base), _read(ours), _read(theirs))
+    path = path or _guess_path(top, lay, texts[1]) or ours.name
+    if path not in lay.paths:
+        label = theirs_commit()
+        count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
+        return FileMerge(path, "lines", ["(lines)"] * count)
+    decision = _decision(top, lay, path, texts)
+    if path == lay.events:
+        ours.write_text(union_events(*texts, decision.plan), encoding="utf-8")
+        return FileMerge(path, "events", [], {}, decision.unfixable)
+    try:
+        merged = merge_texts(texts, decision.plan, path, marker)
+    except LoaMemError as error:
+        count = line_merge(ours, base, theirs, decision.plan.theirs_label, marker)
+        return FileMerge(path, "lines", ["(lines)"] * count,
+                         note=f"merged line by line: {error.one_line()}")
+    ours.write_text(merged.text, encoding="utf-8")
+    return FileMerge(path, "by-id", merged.conflicts, merged.renamed)
+
+
+def _merge_one(path: str, lay: Layout, snaps: tuple[Snapshot, Snapshot, Snapshot],
+               plan: Plan) -> tuple[FileMerge, str] | None:
+    if path == lay.events:
+        base_log, ours_log, theirs_log = (s.events for s in snaps)
+        return FileMerge(path, "events"), union_events(base_log, ours_log, theirs_log, plan)
+    base, ours, theirs = (s.texts.get(path) for s in snaps)
+    if ours is None and theirs is None:
+        return None
+    merged = merge_texts((base or "", ours or "", theirs or ""), plan, path)
+    return FileMerge(path, "by-id", merged.conflicts, merged.renamed), merged.text
+
+
+def repair(root: str | None) -> Repaired:
+    """Redo the memory files of a stopped merge by id, with every file in view, and stage the
+    ones that merged cleanly."""
+    top = Store.open(root).top
+    theirs = merge_head(top)
+    if theirs is None:
+        raise NothingToDo("no merge is in progress here (no MERGE_HEAD)",
+                          "run it after `git merge` stops on a memory file")
+    lay = layout(top)
+    decision = whole_store(top, lay, theirs, force=True)
+    base_sha = git.run(top, "merge-base", "HEAD", theirs[0], check=False).strip()
+    snaps = (snapshot(top, base_sha, lay) if base_sha else Snapshot({}),
+             snapshot(top, "HEAD", lay), snapshot(top, theirs[0], lay))
+    files: list[FileMerge] = []
+    clean: list[str] = []
+    for path in lay.paths:
+        outcome = _merge_one(path, lay, snaps, decision.plan)
+        if outcome is None:
+            continue
+        result, text = outcome
+        atomic_write(top / path, text)
+        files.append(result)
+        if result.ok:
+            clean.append(path)
+    if clean:
+        git.run(top, "add", "--", *clean)
+    return Repaired(files, clean)
+
+
+# -- registration (init) ---------------------------------------------------------------------
+ATTRIBUTES = ".gitattributes"
+_ATTRIBUTES_NOTE = "# loa-mem: merge memory files by entry id (see `loa-mem merge-driver`)"
+
+
+def driver_command() -> str:
+    """The command git runs: this installation's own loa-mem when it has one on disk."""
+    import shlex
+    import sys
+
+    script = Path(sys.executable).parent / "loa-mem"
+    program = shlex.quote(str(script)) if script.exists() else "loa-mem"
+    return f"{program} merge-driver %O %A %B %P"
+
+
+def _runnable(command: str) -> bool:
+    import shlex
+    import shutil
+
+    try:
+        program = shlex.split(command)[0]
+    except (ValueError, IndexError):
+        return False
+    return Path(program).exists() or shutil.which(program) is not None
+
+
+def register_driver(store: Store) -> list[str]:
+    """Add the attribute lines and the git config the driver needs, when missing; the paths
+    of files changed (for init to commit)."""
+    lay = Layout([g.path for g in store.grimoire_files()],
+                 [g.path for g in store.grimoire_files() if g.in_archive], store.events_rel)
+    wanted = [f"{p} merge={DRIVER_NAME}" for p in lay.paths]
+    target = store.top / ATTRIBUTES
+    text = target.read_text(encoding="utf-8") if target.exists() else ""
+    present = {line.strip() for line in text.splitlines()}
+    missing = [line for line in wanted if line not in present]
+    changed: list[str] = []
+    if missing:
+        lead = "" if not text or text.endswith("\n") else "\n"
+        note = [] if _ATTRIBUTES_NOTE in present else [_ATTRIBUTES_NOTE]
+        atomic_write(target, text + lead + "".join(f"{line}\n" for line in note + missing))
+        changed.append(ATTRIBUTES)
+    current = git.run(store.top, "config", "--get", f"merge.{DRIVER_NAME}.driver",
+                      check=False).strip()
+    if not current or not _runnable(current):
+        git.run(store.top, "config", f"merge.{DRIVER_NAME}.driver", driver_command())
+    if not git.run(store.top, "config", "--get", f"merge.{DRIVER_NAME}.name", check=False):
+        git.run(store.top, "config", f"merge.{DRIVER_NAME}.name",
+                "loa-mem: merge memory files by entry id")
+    return changed
+
+
+def drive(base: Path, ours: Path, theirs: Path, path: str | None, marker: int) -> FileMerge:
+    """run_driver, with git's line merge as the fallback when anything goes wrong, so that a
+    broken file or a bug never loses the other side's lines."""
+    try:
+        return run_driver(base, ours, theirs, path, marker)
+    except Exception as error:  # the merge must still produce a file
+        count = line_merge(ours, base, theirs, "theirs", marker)
+        detail = error.one_line() if isinstance(error, LoaMemError) else type(error).__name__
+        return FileMerge(path or ours.name, "lines", ["(lines)"] * count,
+                         note=f"merged line by line: {detail}")

@@ -1,0 +1,284 @@
+"""Three-way merge of one grimoire file by entry id (the pure part of `loa-mem merge-driver`).
+
+Input: the base, ours and theirs texts of one file, and a `Plan` that says which ids each side
+must renumber and which ids each side removed on purpose (archived or forgotten). Output: the
+merged text, built on ours so that its comments and layout stay byte for byte, and the ids of
+the entries no rule could settle (shown between standard conflict markers).
+
+Rules (README, "Merging branches"):
+- an entry added on one side is kept; removed on one side and untouched on the other, it goes;
+- removed on one side (archived or forgotten there) and changed on the other: the removal wins;
+  removed for no known reason and changed on the other side: a conflict;
+- changed on both sides: field by field. A field changed on one side takes that change.
+  superseded_by and the archive fields win over their absence; two archivings keep the earlier;
+  confidence takes the later side's value and effectiveness the one applied last; tags and
+  related_memories merge as sets; any other field changed differently on both sides is a conflict.
+- comment lines and blank lines between entries merge three-way (ours, plus what theirs added).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from loa_mem import yamlio
+from loa_mem.errors import InvalidFile
+
+MEM_ID = re.compile(r"\bMEM-\d{8}-\d{3,}\b")
+_MISSING: Any = object()
+_ARCHIVE_KEYS = ("archived", "archived_at", "archive_reason")
+_SET_KEYS = ("tags", "related_memories")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the whole-store view decided for this merge (see `merge_plan.py`)."""
+
+    rename_ours: dict[str, str] = field(default_factory=dict)
+    rename_theirs: dict[str, str] = field(default_factory=dict)
+    retired_ours: frozenset[str] = frozenset()
+    retired_theirs: frozenset[str] = frozenset()
+    later: str = "theirs"
+    theirs_label: str = "theirs"
+
+
+@dataclass(frozen=True)
+class Merged:
+    text: str
+    conflicts: list[str]
+    renamed: dict[str, str]
+
+
+@dataclass
+class _Side:
+    text: str
+    lines: list[str]
+    items: dict[str, yamlio.Located]
+    order: list[str]
+    gaps: dict[str, list[str]]
+    indent: int
+
+    def span(self, memory_id: str) -> str:
+        item = self.items[memory_id]
+        return "".join(self.lines[item.first_line - 1:item.last_line])
+
+
+def rename_ids(text: str, mapping: dict[str, str]) -> str:
+    if not mapping:
+        return text
+    return MEM_ID.sub(lambda m: mapping.get(m.group(), m.group()), text)
+
+
+def _parse(text: str, label: str) -> _Side:
+    parsed = yamlio.load_list(text, label)
+    if parsed.flow:
+        raise InvalidFile(label, 1, 1, "a flow-style list cannot be merged by id")
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    items: dict[str, yamlio.Located] = {}
+    order: list[str] = []
+    gaps: dict[str, list[str]] = {}
+    previous = 0
+    for item in parsed.items:
+        memory_id = item.data.get("id") if isinstance(item.data, dict) else None
+        if not isinstance(memory_id, str) or memory_id in items:
+            raise InvalidFile(label, item.first_line, 1, "an entry without a unique id")
+        items[memory_id] = item
+        gaps["^" if not order else memory_id] = lines[previous:item.first_line - 1]
+        order.append(memory_id)
+        previous = item.last_line
+    gaps["^" if not order else ""] = lines[previous:]
+    gaps.setdefault("", [])
+    return _Side(text, lines, items, order, gaps, parsed.indent)
+
+
+def _set_merge(base: Any, ours: Any, theirs: Any) -> list[Any]:
+    base_list = base if isinstance(base, list) else []
+    ours_list = ours if isinstance(ours, list) else []
+    theirs_list = theirs if isinstance(theirs, list) else []
+    removed = {str(v) for v in base_list} - ({str(v) for v in ours_list}
+                                              & {str(v) for v in theirs_list})
+    merged = [v for v in ours_list + theirs_list if str(v) not in removed]
+    return list({str(v): v for v in reversed(merged)}.values())[::-1]
+
+
+def _applied(value: Any) -> str:
+    return str(value.get("last_applied") or "") if isinstance(value, dict) else ""
+
+
+def _archive_side(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
+    if ours.get("archived") and theirs.get("archived"):
+        return ours if str(ours.get("archived_at") or "") <= str(
+            theirs.get("archived_at") or "") else theirs
+    return ours if ours.get("archived") else theirs
+
+
+def _settle(key: str, values: tuple[Any, Any, Any], sides: tuple[dict[str, Any], dict[str, Any]],
+            later: str) -> Any:
+    """The value of a field both sides changed differently, or _MISSING for a conflict."""
+    base, ours, theirs = values
+    if key in _ARCHIVE_KEYS:
+        return _archive_side(*sides).get(key, _MISSING)
+    if key == "superseded_by":
+        if ours in (None, _MISSING):
+            return theirs
+        return ours if theirs in (None, _MISSING) else _MISSING
+    if key == "confidence":
+        return ours if later == "ours" else theirs
+    if key == "effectiveness":
+        if _applied(ours) != _applied(theirs):
+            return ours if _applied(ours) > _applied(theirs) else theirs
+        return ours if later == "ours" else theirs
+    if key in _SET_KEYS:
+        return _set_merge(base, ours, theirs)
+    return _MISSING
+
+
+def merge_fields(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict[str, Any],
+                 later: str) -> dict[str, Any] | None:
+    """Merge one entry changed on both sides; None when a field no rule settles differs."""
+    base = base or {}
+    merged: dict[str, Any] = {}
+    for key in list(dict.fromkeys([*ours, *theirs])):
+        values = (base.get(key, _MISSING), ours.get(key, _MISSING), theirs.get(key, _MISSING))
+        if values[1] == values[2]:
+            value = values[1]
+        elif values[1] == values[0]:
+            value = values[2]
+        elif values[2] == values[0]:
+            value = values[1]
+        else:
+            value = _settle(key, values, (ours, theirs), later)
+            if value is _MISSING and key not in _ARCHIVE_KEYS:
+                return None
+        if value is not _MISSING:
+            merged[key] = value
+    return merged
+
+
+def _identity(data: dict[str, Any]) -> tuple[str, str, str]:
+    source = data["source"] if isinstance(data.get("source"), dict) else {}
+    return (str(data.get("category")), str(data.get("content")), str(source.get("timestamp")))
+
+
+@dataclass
+class _Job:
+    base: _Side
+    ours: _Side
+    theirs: _Side
+    plan: Plan
+    marker: int
+    out: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+    def data(self, side: _Side, memory_id: str) -> dict[str, Any] | None:
+        item = side.items.get(memory_id)
+        return item.data if item is not None else None
+
+    def entry_text(self, memory_id: str) -> str:
+        """The merged text of one entry present in ours ('' when it goes)."""
+        base, ours = self.data(self.base, memory_id), self.data(self.ours, memory_id)
+        theirs = self.data(self.theirs, memory_id)
+        assert ours is not None
+        if theirs is None:
+            if base is None or base == ours or memory_id in self.plan.retired_theirs:
+                return self.ours.span(memory_id) if base is None else ""
+            return self.conflict(memory_id)
+        if theirs in (ours, base):
+            return self.ours.span(memory_id)
+        if ours == base:
+            return _reindent(self.theirs.span(memory_id), self.ours.indent)
+        if base is None and _identity(ours) != _identity(theirs):
+            return self.conflict(memory_id)
+        merged = merge_fields(base, ours, theirs, self.plan.later)
+        if merged is None:
+            return self.conflict(memory_id)
+        return _rewrite(self.ours.span(memory_id), self.ours.indent, merged)
+
+    def conflict(self, memory_id: str) -> str:
+        self.conflicts.append(memory_id)
+        ours = self.ours.span(memory_id) if memory_id in self.ours.items else ""
+        theirs = _reindent(self.theirs.span(memory_id), self.ours.indent) if (
+            memory_id in self.theirs.items) else ""
+        return (f"{'<' * self.marker} ours\n{ours}{'=' * self.marker}\n{theirs}"
+                f"{'>' * self.marker} {self.plan.theirs_label}\n")
+
+    def gap(self, key: str) -> list[str]:
+        ours = self.ours.gaps.get(key, [])
+        theirs = self.theirs.gaps.get(key)
+        base = self.base.gaps.get(key, [])
+        if theirs is None or theirs in (base, ours):
+            return ours
+        if ours == base:
+            return theirs
+        extra = [line for line in theirs if line.strip() and line not in ours and line not in base]
+        return ours + extra
+
+    def theirs_only(self, memory_id: str) -> list[str]:
+        """Text of an entry only theirs has, or '' when ours removed it on purpose."""
+        base, theirs = self.data(self.base, memory_id), self.data(self.theirs, memory_id)
+        if base is not None and (base == theirs or memory_id in self.plan.retired_ours):
+            return []
+        if base is not None:
+            return [self.conflict(memory_id)]
+        known = set(self.ours.lines) | set(self.base.lines)
+        gap = self.theirs.gaps.get(memory_id, [])
+        fresh = [line for line in gap if line.strip() and line not in known]
+        blank = [line for line in gap if not line.strip()] if not fresh else []
+        return [*blank, *fresh, _reindent(self.theirs.span(memory_id), self.ours.indent)]
+
+    def run(self) -> str:
+        self.out += self.gap("^")
+        for position, memory_id in enumerate(self.ours.order):
+            if position:
+                self.out += self.gap(memory_id)
+            self.out.append(self.entry_text(memory_id))
+        self.out += self.gap("")
+        for memory_id in self.theirs.order:
+            if memory_id not in self.ours.items:
+                self.out += self.theirs_only(memory_id)
+        return "".join(self.out)
+
+
+def merge_texts(texts: tuple[str, str, str], plan: Plan, path: str = "file",
+                marker: int = 7) -> Merged:
+    """Merge three versions of a grimoire file. Raises InvalidFile when one does not parse or
+    has an entry without a unique id (the caller falls back to a line merge)."""
+    base, ours, theirs = texts
+    job = _Job(_parse(base, f"{path} (base)"),
+               _parse(rename_ids(ours, plan.rename_ours), f"{path} (ours)"),
+               _parse(rename_ids(theirs, plan.rename_theirs), f"{path} (theirs)"), plan, marker)
+    text = job.run()
+    if not job.conflicts:
+        yamlio.load_list(text, f"{path} (merged)")
+    in_ours, in_theirs = set(MEM_ID.findall(ours)), set(MEM_ID.findall(theirs))
+    renamed = {old: new for old, new in plan.rename_ours.items() if old in in_ours}
+    renamed.update({old: new for old, new in plan.rename_theirs.items() if old in in_theirs})
+    return Merged(text, job.conflicts, renamed)
+
+
+def _rewrite(span: str, indent: int, merged: dict[str, Any]) -> str:
+    def apply(mapping: Any) -> None:
+        for key in [k for k in mapping if k not in merged]:
+            del mapping[key]
+        for key, value in merged.items():
+            if yamlio.plain(mapping.get(key, _MISSING)) != value:
+                mapping[key] = value
+    return yamlio.edit_item(span, indent, apply)
+
+
+def _reindent(text: str, indent: int) -> str:
+    lines = text.splitlines(keepends=True)
+    first = next((line for line in lines if line.strip() and not line.lstrip().startswith("#")),
+                 "")
+    current = len(first) - len(first.lstrip())
+    if current == indent:
+        return text if text.endswith("\n") else text + "\n"
+    shift: Callable[[str], str] = (lambda line: " " * (indent - current) + line) if (
+        indent > current) else (lambda line: line[current - indent:] if line[
+            :current - indent].isspace() else line.lstrip())
+    joined = "".join(shift(line) if line.strip() else line for line in lines)
+    return joined if joined.endswith("\n") else joined + "\n"
