@@ -15,6 +15,7 @@ from types import ModuleType
 
 FEATURES: list[str] = [
     "loa_mem.cli.memory",
+    "loa_mem.cli.integrations",
 ]
 
 
