@@ -20,7 +20,7 @@ from loa_mem.clock import parse
 from loa_mem.model import normalize as normalized
 from loa_mem.model import tier
 
-SCHEMA_VERSION = "4"
+SCHEMA_VERSION = "5"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -29,7 +29,7 @@ CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size I
 CREATE TABLE IF NOT EXISTS entries(
     rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
     category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT, superseded_by TEXT,
-    norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, data TEXT);
+    norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, key_lines TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
@@ -50,6 +50,15 @@ class Row:
     first_line: int
     last_line: int
     data: dict[str, Any]
+    key_offsets: dict[str, int]
+
+    def line_of(self, key: str) -> int:
+        """The file line of a top-level key of this entry (its first line when absent)."""
+        return self.first_line + self.key_offsets.get(key, 0)
+
+
+# (entry data, first line, last line, {key: line offset from the first line})
+Span = tuple[Any, int, int, dict[str, int]]
 
 
 Signature = tuple[int, int]
@@ -62,6 +71,29 @@ def _epoch(timestamp: Any) -> float | None:
         return parse(str(timestamp)).timestamp() if timestamp else None
     except ValueError:
         return None
+
+
+def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
+             key_offsets: dict[str, int]) -> tuple[tuple[Any, ...], tuple[str, str, str]]:
+    """The indexed columns of one entry, and its full-text columns."""
+    if not isinstance(data, dict):
+        data = {"id": None, "content": str(data)}
+    source = data.get("source") if isinstance(data.get("source"), dict) else {}
+    tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    tag_text = " ".join(str(t) for t in tags)
+    content = str(data.get("content") or "")
+    confidence = data.get("confidence")
+    effectiveness = data.get("effectiveness")
+    row = (str(data.get("id")), path, int(in_archive),
+           int(in_archive or bool(data.get("archived"))), str(data.get("category")),
+           confidence if isinstance(confidence, (int, float)) else None,
+           str(source.get("timestamp") or ""), _epoch(source.get("timestamp")),
+           str(data["expires_at"]) if data.get("expires_at") else None,
+           str(data["superseded_by"]) if data.get("superseded_by") else None,
+           normalized(content), f" {tag_text} ",
+           tier(effectiveness if isinstance(effectiveness, dict) else None),
+           first, last, json.dumps(key_offsets), json.dumps(data, default=str))
+    return row, (content, str(data.get("summary") or ""), tag_text)
 
 
 class Index:
@@ -127,35 +159,21 @@ class Index:
         self.db.execute("DELETE FROM entries WHERE path=?", (path,))
 
     # -- entries ------------------------------------------------------------------------
-    def insert(self, path: str, in_archive: bool, items: Iterable[tuple[dict[str, Any], int, int]]
-               ) -> None:
-        for data, first, last in items:
-            self._insert_one(path, in_archive, data, first, last)
-
-    def _insert_one(self, path: str, in_archive: bool, data: dict[str, Any], first: int,
-                    last: int) -> None:
-        if not isinstance(data, dict):
-            data = {"id": None, "content": str(data)}
-        source = data.get("source") if isinstance(data.get("source"), dict) else {}
-        tags = data.get("tags") if isinstance(data.get("tags"), list) else []
-        content = str(data.get("content") or "")
-        confidence = data.get("confidence")
-        cursor = self.db.execute(
-            "INSERT INTO entries(id, path, in_archive, retired, category, confidence, created, "
-            "created_ts, expires_at, superseded_by, norm, tags, tier, first_line, last_line, data) "
-            "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            (str(data.get("id")), path, int(in_archive),
-             int(in_archive or bool(data.get("archived"))), str(data.get("category")),
-             confidence if isinstance(confidence, (int, float)) else None,
-             str(source.get("timestamp") or ""), _epoch(source.get("timestamp")),
-             str(data["expires_at"]) if data.get("expires_at") else None,
-             str(data["superseded_by"]) if data.get("superseded_by") else None,
-             normalized(content), " " + " ".join(str(t) for t in tags) + " ",
-             tier(data.get("effectiveness") if isinstance(data.get("effectiveness"), dict) else None),
-             first, last, json.dumps(data, default=str)))
-        self.db.execute("INSERT INTO entry_text(rowid, content, summary, tags) VALUES(?,?,?,?)",
-                        (cursor.lastrowid, content, str(data.get("summary") or ""),
-                         " ".join(str(t) for t in tags)))
+    def insert(self, path: str, in_archive: bool, items: Iterable[Span]) -> None:
+        """Add entries (rowids assigned here, so both tables are filled with executemany)."""
+        (next_rowid,) = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM entries"
+                                        ).fetchone()
+        entries, texts = [], []
+        for offset, (data, first, last, key_offsets) in enumerate(items):
+            row, text = _columns(data, path, in_archive, first, last, key_offsets)
+            entries.append((next_rowid + offset, *row))
+            texts.append((next_rowid + offset, *text))
+        self.db.executemany(
+            "INSERT INTO entries(rowid, id, path, in_archive, retired, category, confidence, "
+            "created, created_ts, expires_at, superseded_by, norm, tags, tier, first_line, "
+            "last_line, key_lines, data) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", entries)
+        self.db.executemany("INSERT INTO entry_text(rowid, content, summary, tags) "
+                            "VALUES(?,?,?,?)", texts)
 
     def delete_rows(self, rowids: Iterable[int]) -> None:
         for rowid in rowids:
@@ -169,9 +187,11 @@ class Index:
                 "WHERE path=? AND first_line>?", (delta, delta, path, after_line))
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Row]:
-        return [Row(r[0], r[1], r[2], bool(r[3]), r[4], r[5], json.loads(r[6]))
+        return [Row(r[0], r[1], r[2], bool(r[3]), r[4], r[5], json.loads(r[6]),
+                    json.loads(r[7] or "{}"))
                 for r in self.db.execute(
-                    "SELECT rowid, id, path, in_archive, first_line, last_line, data FROM entries "
+                    "SELECT rowid, id, path, in_archive, first_line, last_line, data, key_lines "
+                    "FROM entries "
                     + sql, args)]
 
     def by_id(self, memory_id: str) -> list[Row]:

@@ -1,4 +1,10 @@
-"""jsonschema, behind one module, imported only by commands that validate something new."""
+"""Schema validation, behind one module, imported only by commands that validate something.
+
+Two libraries, one per job: fastjsonschema compiles a schema into Python code and accepts a
+valid entry in microseconds (jsonschema takes ~0.5 ms here, 5 s for 10,000 entries, more than the
+whole `validate` budget); jsonschema then explains, with every error and its path, the few
+instances the compiled check rejects.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +48,24 @@ def _describe(error: Any) -> tuple[tuple[str | int, ...], str]:
     return path, error.message
 
 
+@cache
+def _fast(name: str) -> Any:
+    import fastjsonschema
+
+    schema = dict(schemas.load(name))
+    # Same keywords in draft 7, which is the newest draft fastjsonschema implements.
+    schema["$schema"] = "http://json-schema.org/draft-07/schema#"
+    return fastjsonschema.compile(schema)
+
+
 def problems(schema_name: str, instance: Any) -> list[SchemaProblem]:
+    import fastjsonschema
+
+    try:
+        _fast(schema_name)(instance)
+        return []
+    except fastjsonschema.JsonSchemaException:
+        pass
     found = []
     for error in _validator(schema_name).iter_errors(instance):
         path, message = _describe(error)

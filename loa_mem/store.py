@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from loa_mem import config as config_mod
 from loa_mem import events as events_mod
@@ -26,6 +26,9 @@ from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.index import Index, Row, Signature
 
 Change = Callable[[Any], None]
+
+if TYPE_CHECKING:
+    from loa_mem.yamlio import ListFile
 
 
 @dataclass(frozen=True)
@@ -105,7 +108,12 @@ class Store:
     def index(self) -> Index:
         if self._index is None:
             self._index = Index(self.cache_dir / "index.sqlite3")
-            self.refresh()
+            try:
+                self.refresh()
+            except BaseException:
+                self._index.close()
+                self._index = None
+                raise
         return self._index
 
     def close(self) -> None:
@@ -114,27 +122,49 @@ class Store:
             self._index = None
 
     def refresh(self) -> None:
-        index = self.index
-        for grimoire in self.grimoire_files():
-            signature = signature_of(self.top / grimoire.path)
-            if signature != index.signature(grimoire.path):
-                self.reparse(grimoire, signature)
+        """Bring the index up to date with the files; the first file that fails to parse
+        raises its error (file, line, column)."""
+        failures = self.refresh_files()
+        if failures:
+            raise next(iter(failures.values()))
         self._refresh_events()
+
+    def refresh_files(self) -> dict[str, InvalidFile]:
+        """Parse every grimoire file whose signature changed; returns the files that failed,
+        whose index rows stay as they were."""
+        from loa_mem import yamlio
+
+        index = self.index
+        stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
+        stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
+        parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig])
+        failures = {}
+        for grimoire, signature in stale:
+            result = parsed.get(grimoire.path)
+            if isinstance(result, InvalidFile):
+                failures[grimoire.path] = result
+            else:
+                self._store_parsed(grimoire, signature, result)
+        return failures
 
     def reparse(self, grimoire: GrimoireFile, signature: Signature | None) -> None:
         from loa_mem import yamlio
 
-        index = self.index
-        path = self.top / grimoire.path
         parsed = None
         if signature is not None:
-            parsed = yamlio.load_list(path.read_text(encoding="utf-8"), grimoire.path)
+            text = (self.top / grimoire.path).read_text(encoding="utf-8")
+            parsed = yamlio.load_list(text, grimoire.path)
+        self._store_parsed(grimoire, signature, parsed)
+
+    def _store_parsed(self, grimoire: GrimoireFile, signature: Signature | None,
+                      parsed: ListFile | None) -> None:
+        index = self.index
         index.begin()
         try:
             index.drop_file(grimoire.path)
-            if parsed is not None:
+            if parsed is not None and signature is not None:
                 index.insert(grimoire.path, grimoire.in_archive,
-                             ((i.data, i.first_line, i.last_line) for i in parsed.items))
+                             (item.span() for item in parsed.items))
                 index.set_file(grimoire.path, signature, parsed.indent, parsed.flow)
             else:
                 index.set_file(grimoire.path, None)

@@ -1,7 +1,8 @@
 """validate: every file against its schema, and the rules that span entries.
 
-It reads the files themselves, never the index, so it finds what a hand edit or a merge broke.
-Each problem carries the file and line it is about. Features that add files of their own (the
+Each file is checked as it is on disk: the index is refreshed first (a file whose size or mtime
+changed is parsed again), so the entries checked are exactly what the files hold, and a file that
+was already parsed is not parsed twice. Each problem carries the file and line it is about. Features that add files of their own (the
 working set, agent sidecars) register a checker with `the `check` hook of `features.py`.
 """
 
@@ -12,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem import clock, events, model, sensitive, yamlio
+from loa_mem import clock, events, model, sensitive
 from loa_mem.errors import ConfigError, InvalidFile
+from loa_mem.index import Row
 from loa_mem.store import GrimoireFile, Store
 
 
@@ -51,12 +53,16 @@ Checker = Callable[[Store, list[str] | None], Iterable[Problem]]
 
 @dataclass
 class _Seen:
-    located: yamlio.Located
+    row: Row
     grimoire: GrimoireFile
 
     @property
     def data(self) -> dict[str, Any]:
-        return self.located.data if isinstance(self.located.data, dict) else {}
+        return self.row.data if isinstance(self.row.data, dict) else {}
+
+    @property
+    def first_line(self) -> int:
+        return self.row.first_line
 
 
 @dataclass
@@ -73,19 +79,19 @@ class _Run:
 
 
 def _line(seen: _Seen, key: str) -> int:
-    return seen.located.key_lines.get(key, seen.located.first_line)
+    return seen.row.line_of(key)
 
 
 def _schema_problems(run: _Run, seen: _Seen, path: str) -> None:
     from loa_mem import schemacheck
 
-    for problem in schemacheck.problems("memory.schema.json", seen.located.data):
+    for problem in schemacheck.problems("memory.schema.json", seen.row.data):
         key = str(problem.path[0]) if problem.path else ""
         where = problem.dotted or "entry"
         run.add(seen, path, _line(seen, key), "schema", f"{where}: {problem.message}")
 
 
-def _entry_rules(run: _Run, seen: _Seen, path: str, now_iso: str) -> None:
+def _entry_rules(run: _Run, seen: _Seen, path: str) -> None:
     data, grimoire = seen.data, seen.grimoire
     category = data.get("category")
     if category in model.CATEGORIES and category != grimoire.category:
@@ -99,7 +105,7 @@ def _entry_rules(run: _Run, seen: _Seen, path: str, now_iso: str) -> None:
     _expiry_rule(run, seen, path)
     archived = bool(data.get("archived"))
     if grimoire.in_archive and not archived:
-        run.add(seen, path, seen.located.first_line, "archive",
+        run.add(seen, path, seen.first_line, "archive",
                 "an entry in the archive without archived: true")
     if archived and not grimoire.in_archive:
         run.add(seen, path, _line(seen, "archived"), "archive",
@@ -108,12 +114,13 @@ def _entry_rules(run: _Run, seen: _Seen, path: str, now_iso: str) -> None:
         run.add(seen, path, _line(seen, "archived"), "archive", "archived without archive_reason")
     for key in ("content", "summary"):
         value = data.get(key)
+        if key == "summary" and isinstance(value, str) and value in str(data.get("content")):
+            continue  # a summary cut from the content was scanned with it
         if isinstance(value, str):
             found = sensitive.scan(value)
             if found:
                 kinds = ", ".join(dict.fromkeys(f.kind for f in found))
                 run.add(seen, path, _line(seen, key), "secret", f"{key} contains {kinds}")
-    del now_iso
 
 
 def _expiry_rule(run: _Run, seen: _Seen, path: str) -> None:
@@ -140,9 +147,9 @@ def _cross_rules(run: _Run) -> None:
     forgotten = _forgotten_ids(run.store)
     for memory_id, places in run.seen.items():
         if len(places) > 1:
-            where = ", ".join(f"{p.grimoire.path}:{p.located.first_line}" for p in places)
+            where = ", ".join(f"{p.grimoire.path}:{p.first_line}" for p in places)
             for place in places:
-                run.add(place, place.grimoire.path, place.located.first_line, "unique-id",
+                run.add(place, place.grimoire.path, place.first_line, "unique-id",
                         f"id {memory_id} is used {len(places)} times ({where})")
     for places in run.seen.values():
         for seen in places:
@@ -181,24 +188,21 @@ def _forgotten_ids(store: Store) -> set[str]:
     return gone
 
 
-def _check_file(run: _Run, grimoire: GrimoireFile, now_iso: str) -> None:
-    path = run.store.top / grimoire.path
-    try:
-        parsed = yamlio.load_list(path.read_text(encoding="utf-8"), grimoire.path)
-    except FileNotFoundError:
+def _check_file(run: _Run, grimoire: GrimoireFile, failure: InvalidFile | None) -> None:
+    store = run.store
+    if failure is not None:
+        run.problems.append(Problem(grimoire.path, failure.line, "yaml", failure.message))
         return
-    except InvalidFile as error:
-        run.problems.append(Problem(grimoire.path, error.line, "yaml", error.message))
-        return
-    for located in parsed.items:
-        seen = _Seen(located, grimoire)
+    for row in store.index.in_file(grimoire.path):
+        seen = _Seen(row, grimoire)
         run.entries += 1
-        if not isinstance(located.data, dict):
-            run.add(None, grimoire.path, located.first_line, "schema", "an entry must be a mapping")
+        if not isinstance(row.data, dict) or row.data.get("id") is None:
+            run.add(None, grimoire.path, row.first_line, "schema",
+                    "an entry must be a mapping with an id")
             continue
-        run.seen.setdefault(str(located.data.get("id")), []).append(seen)
+        run.seen.setdefault(str(row.data.get("id")), []).append(seen)
         _schema_problems(run, seen, grimoire.path)
-        _entry_rules(run, seen, grimoire.path, now_iso)
+        _entry_rules(run, seen, grimoire.path)
 
 
 def _selected(store: Store, paths: list[str] | None) -> list[GrimoireFile]:
@@ -220,10 +224,10 @@ def _relative(store: Store, given: str) -> str:
 
 def validate(store: Store, paths: list[str] | None = None) -> Report:
     run = _Run(store)
-    now_iso = clock.now_iso()
     selected = {g.path for g in _selected(store, paths)}
+    failures = store.refresh_files()
     for grimoire in store.grimoire_files():
-        _check_file(run, grimoire, now_iso)
+        _check_file(run, grimoire, failures.get(grimoire.path))
     _cross_rules(run)
     from loa_mem import features
 

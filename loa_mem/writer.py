@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem import yamlio
 from loa_mem.errors import InvalidFile, Refused
-from loa_mem.index import Index, Row, Signature
+from loa_mem.index import Index, Row, Signature, Span
 
 if TYPE_CHECKING:
     from loa_mem.store import Store, _FilePlan
@@ -94,9 +94,8 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         pieces += [_reindent(t, indent) for t in plan.raw_appends]
         for piece in pieces:
             located = _parse_one(piece, path)
-            first = len(lines) + 1
+            span = located.span(shift=len(lines))
             lines.extend(piece.splitlines(keepends=True))
-            span = (located.data, first, first + located.last_line - 1)
             result.steps.append(_insert_step(path, grimoire.in_archive, span))
     result.text = "".join(lines)
     return result
@@ -110,13 +109,11 @@ def _replace_step(row: Row, new_lines: list[str], path: str, in_archive: bool) -
         index.delete_rows([row.rowid])
         index.shift(path, row.last_line, delta)
         if located is not None:
-            first = row.first_line + located.first_line - 1
-            index.insert(path, in_archive,
-                         [(located.data, first, row.first_line + located.last_line - 1)])
+            index.insert(path, in_archive, [located.span(shift=row.first_line - 1)])
     return step
 
 
-def _insert_step(path: str, in_archive: bool, span: tuple[dict[str, Any], int, int]) -> IndexStep:
+def _insert_step(path: str, in_archive: bool, span: Span) -> IndexStep:
     def step(index: Index) -> None:
         index.insert(path, in_archive, [span])
     return step
