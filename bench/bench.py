@@ -121,6 +121,10 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--keep", action="store_true", help="keep the generated stores")
     args = parser.parse_args()
+    # A pip install compiles bytecode; an editable install under PYTHONDONTWRITEBYTECODE=1
+    # (as in this sandbox) would otherwise recompile every module on every run.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "loa_mem")], check=True,
+                   capture_output=True)
     where = Path(tempfile.mkdtemp(prefix="loa-mem-bench-"))
     print(f"{'operation':42} {'entries':>8} {'median ms':>10} {'budget ms':>10}  verdict")
     try:
