@@ -174,11 +174,16 @@ def effectiveness_score(successes: int, applications: int) -> int | None:
 
 
 def tier(effectiveness: dict[str, Any] | None) -> str:
-    """Effectiveness tier: high, normal, review, ineffective, or untested."""
+    """Effectiveness tier: high, normal, review, ineffective, or untested.
+
+    An entry stays untested until some outcome (a success or a failure) is recorded: recalls
+    alone count applications, and an entry nobody reported on must not drift towards archival.
+    """
     effectiveness = effectiveness or {}
     applications = int(effectiveness.get("applications") or 0)
+    outcomes = int(effectiveness.get("successes") or 0) + int(effectiveness.get("failures") or 0)
     score = effectiveness.get("score")
-    if applications == 0 or score is None:
+    if applications == 0 or score is None or outcomes == 0:
         return "untested"
     if score >= 80:
         return "high"

@@ -61,13 +61,23 @@ def shown(result: Shown) -> list[Block]:
         f"confidence: {entry.get('confidence')}   ttl: {entry.get('ttl')}   "
         f"expires: {entry.get('expires_at') or 'never'}",
         f"tags:       {', '.join(entry.get('tags') or []) or '-'}",
-        f"source:     {entry.get('source')}",
+        f"source:     {_source(entry.get('source'))}",
         f"tier:       {result.tier}   effectiveness: {entry.get('effectiveness') or '-'}",
     ]
     if len(result.chain) > 1:
         lines.append("chain:      " + " -> ".join(result.chain))
     lines += ["", str(entry.get("content", "")).rstrip()]
     return lines
+
+
+def _source(source: object) -> str:
+    if not isinstance(source, dict):
+        return str(source)
+    text = f"session {source.get('session_id')} at {source.get('timestamp')}"
+    for key in ("agent", "phase", "file_path", "line_range"):
+        if source.get(key):
+            text += f", {key.replace('_', ' ')} {source[key]}"
+    return text
 
 
 def changed(result: Changed) -> list[Block]:
