@@ -20,7 +20,7 @@ from loa_mem.clock import parse
 from loa_mem.model import normalize as normalized
 from loa_mem.model import tier
 
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
