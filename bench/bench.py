@@ -75,7 +75,8 @@ def build_store(size: int, where: Path) -> Path:
 
 def timed(command: list[str], root: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True)
+    result = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True,
+                            check=False)
     elapsed = (time.perf_counter() - start) * 1000
     if result.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(command)} failed ({result.returncode}): {result.stderr}")
@@ -94,11 +95,12 @@ def measure(size: int, root: Path, runs: int) -> list[tuple[str, float]]:
     subprocess.run([LOA_MEM, "status"], cwd=root, env=env, check=True, capture_output=True)
     rows = [("first command after clone (index build)", (time.perf_counter() - start) * 1000)]
     has_context = subprocess.run([LOA_MEM, "context", "--help"], cwd=root, env=env,
-                                 capture_output=True).returncode == 0
+                                 capture_output=True, check=False).returncode == 0
     if has_context:
         rows.append(("context", median_of(runs, lambda i: [LOA_MEM, "context"], root, env)))
     rows.append(("recall QUERY", median_of(
-        runs, lambda i: [LOA_MEM, "recall", f"{WORDS[i * 7 % 400]} {WORDS[i * 13 % 400]}"], root, env)))
+        runs, lambda i: [LOA_MEM, "recall", f"{WORDS[i * 7 % 400]} {WORDS[i * 13 % 400]}"],
+        root, env)))
     rows.append(("remember (with commit)", median_of(
         runs, lambda i: [LOA_MEM, "remember", f"Bench note {size}-{i}-{time.time_ns()}.",
                          "-c", "learning"], root, env)))

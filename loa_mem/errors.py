@@ -43,7 +43,8 @@ class InvalidFile(LoaMemError):
     kind = "invalid-file"
 
     def __init__(self, path: str, line: int, column: int, message: str, hint: str = "") -> None:
-        super().__init__(f"{path}:{line}:{column}: {message}", hint or "fix the file; nothing was written")
+        super().__init__(f"{path}:{line}:{column}: {message}",
+                         hint or "fix the file; nothing was written")
         self.path = path
         self.line = line
         self.column = column

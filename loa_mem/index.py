@@ -28,8 +28,9 @@ CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size I
     indent INTEGER, flow INTEGER);
 CREATE TABLE IF NOT EXISTS entries(
     rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
-    category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT, superseded_by TEXT,
-    norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, key_lines TEXT, data TEXT);
+    category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT,
+    superseded_by TEXT, norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
+    key_lines TEXT, data TEXT);
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);

@@ -133,7 +133,8 @@ def check_category(category: str) -> str:
     return category
 
 
-def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule, now: datetime) -> dict[str, Any]:
+def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule,
+                now: datetime) -> dict[str, Any]:
     """The entry as it is written, following the Loa creation steps in order."""
     content = check_content(request.content)
     summary = request.summary if request.summary is not None else derive_summary(content)
@@ -149,7 +150,8 @@ def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule, now: date
         if value:
             source[key] = value
     if request.line_range and not LINES_PATTERN.match(request.line_range):
-        raise Refused(f"line range {request.line_range!r} is not valid", "use A-B, for example 10-24")
+        raise Refused(f"line range {request.line_range!r} is not valid",
+                      "use A-B, for example 10-24")
     entry: dict[str, Any] = {
         "id": memory_id,
         "category": request.category,

@@ -11,7 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, Union
+from typing import Any, Protocol, TypeVar
 
 
 class Result(Protocol):
@@ -25,7 +25,7 @@ class Table:
     title: str = ""
 
 
-Block = Union[str, Table]
+Block = str | Table
 R = TypeVar("R", bound=Result)
 
 
@@ -60,8 +60,9 @@ def _plain(block: Block) -> str:
     rows = [[_cell(c) for c in row] for row in block.rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(block.columns)]
     lines = [block.title] if block.title else []
-    lines.append("  ".join(h.upper().ljust(w) for h, w in zip(block.columns, widths)).rstrip())
-    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    header = zip(block.columns, widths, strict=True)
+    lines.append("  ".join(h.upper().ljust(w) for h, w in header).rstrip())
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     return "\n".join(lines) + "\n"
 
 

@@ -32,7 +32,8 @@ _TABLE: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("a Stripe key", r"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}", ("k_live_", "k_test_")),
     ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", ("aiza",)),
     ("an API key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}", ("sk-",)),
-    ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)),
+    ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+     ("eyj",)),
     ("a bearer token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{20,}", ("bearer",)),
     ("a password in a URL", r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@", ("://",)),
     ("a password or secret",
@@ -69,7 +70,7 @@ def scan(text: str) -> list[Finding]:
     present = {hint for hint in _HINTS if hint in lowered}
     if _TEN_DIGITS.search(text) is not None:
         present.add("")
-    findings = []
+    findings: list[Finding] = []
     for kind, rx, hints in _PATTERNS:
         if hints & present:
             findings.extend(Finding(kind, m.start()) for m in rx.finditer(text))

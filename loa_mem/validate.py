@@ -2,8 +2,9 @@
 
 Each file is checked as it is on disk: the index is refreshed first (a file whose size or mtime
 changed is parsed again), so the entries checked are exactly what the files hold, and a file that
-was already parsed is not parsed twice. Each problem carries the file and line it is about. Features that add files of their own (the
-working set, agent sidecars) register a checker with `the `check` hook of `features.py`.
+was already parsed is not parsed twice. Each problem carries the file and line it is about.
+Features that add files of their own (the working set, agent sidecars) add problems through
+their `check` hook (see `features.py`).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ def _expiry_rule(run: _Run, seen: _Seen, path: str) -> None:
         return
     try:
         expected = model.expires_at(str(source["timestamp"]), ttl)
-    except Exception:  # noqa: BLE001 - the schema check already reports a malformed ttl or time
+    except Exception:
         return
     actual = data.get("expires_at")
     if actual is not None:

@@ -94,9 +94,9 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         pieces += [_reindent(t, indent) for t in plan.raw_appends]
         for piece in pieces:
             located = _parse_one(piece, path)
-            span = located.span(shift=len(lines))
+            new_span = located.span(shift=len(lines))
             lines.extend(piece.splitlines(keepends=True))
-            result.steps.append(_insert_step(path, grimoire.in_archive, span))
+            result.steps.append(_insert_step(path, grimoire.in_archive, new_span))
     result.text = "".join(lines)
     return result
 

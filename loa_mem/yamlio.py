@@ -86,7 +86,7 @@ def _problem(path: str, error: yaml.YAMLError) -> InvalidFile:
 def load(text: str, path: str) -> Any:
     """Load any YAML document safely; a syntax error names file, line and column."""
     try:
-        return yaml.load(text, Loader=_Loader)  # noqa: S506 - _Loader is a SafeLoader
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as error:
         raise _problem(path, error) from None
 
@@ -98,7 +98,8 @@ def _last_line(node: Any) -> int:
     if isinstance(node, yaml.SequenceNode) and node.value and node.flow_style is not True:
         return max(_last_line(v) for v in node.value)
     end = node.end_mark
-    return end.line if end.column > 0 else max(end.line - 1, node.start_mark.line)
+    line: int = end.line if end.column > 0 else max(end.line - 1, node.start_mark.line)
+    return line
 
 
 _STR = "tag:yaml.org,2002:str"
@@ -139,7 +140,7 @@ def _build(node: Any, loader: Any, depth: int = 0) -> Any:
 
 
 def _first_line(node: Any, lines: list[str], floor: int) -> int:
-    line = node.start_mark.line
+    line: int = node.start_mark.line
     while line > floor and not lines[line].lstrip().startswith("-"):
         line -= 1
     return line
@@ -156,7 +157,8 @@ def load_list(text: str, path: str) -> ListFile:
             return ListFile([], 0, False)
         if not isinstance(root, yaml.SequenceNode):
             mark = root.start_mark
-            raise InvalidFile(path, mark.line + 1, mark.column + 1, "expected a YAML list of entries")
+            raise InvalidFile(path, mark.line + 1, mark.column + 1,
+                              "expected a YAML list of entries")
         lines = text.splitlines()
         items: list[Located] = []
         floor = 0
@@ -208,7 +210,7 @@ def load_lists(jobs: list[tuple[str, Any]]) -> dict[str, ListFile | InvalidFile]
     else:
         results = [_load_path(job) for job in work]
     loaded: dict[str, ListFile | InvalidFile] = {}
-    for (rel, _), result in zip(work, results):
+    for (rel, _), result in zip(work, results, strict=True):
         if isinstance(result, tuple):
             path, line, column, message = result
             loaded[rel] = InvalidFile(path, line, column, message)

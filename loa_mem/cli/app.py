@@ -49,7 +49,7 @@ class LoaGroup(TyperGroup):
             raise typer.Exit(failure.exit_code) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
-        except Exception as failure:  # noqa: BLE001 - the last line of defence
+        except Exception as failure:
             if _is_usage_error(failure):
                 raise
             path = _crash_log(failure)

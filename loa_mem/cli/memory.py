@@ -28,7 +28,8 @@ Summary = Annotated[str | None, typer.Option("--summary", help="One line, at mos
                                              "(default: the first sentence).")]
 Confidence = Annotated[float | None, typer.Option(
     "--confidence", help="0..1; at least the category floor (default: max(0.8, floor)).")]
-Tags = Annotated[list[str] | None, typer.Option("-t", "--tag", help="Lowercase kebab-case; repeat.")]
+Tags = Annotated[list[str] | None, typer.Option("-t", "--tag",
+                                                help="Lowercase kebab-case; repeat.")]
 Ttl = Annotated[str | None, typer.Option("--ttl", help="Nd or permanent (default: by category).")]
 Session = Annotated[str | None, typer.Option("--session", envvar="LOA_MEM_SESSION",
                                              help="Session id recorded in source.")]

@@ -56,7 +56,8 @@ def recalled(result: Recalled) -> list[Block]:
 def shown(result: Shown) -> list[Block]:
     entry = result.entry
     lines: list[Block] = [
-        f"{entry.get('id')}  {entry.get('category')}  {result.state}  ({result.path}:{result.line})",
+        f"{entry.get('id')}  {entry.get('category')}  {result.state}  "
+        f"({result.path}:{result.line})",
         f"summary:    {entry.get('summary')}",
         f"confidence: {entry.get('confidence')}   ttl: {entry.get('ttl')}   "
         f"expires: {entry.get('expires_at') or 'never'}",

@@ -49,8 +49,8 @@ def recall(store: Store, filters: Filters, track: bool, actor: str,
 
 def default_filters(store: Store, **given: Any) -> Filters:
     retrieval = store.config.retrieval
-    values = {"min_confidence": float(retrieval["min_confidence"]),
-              "limit": int(retrieval["max_per_query"])}
+    values: dict[str, Any] = {"min_confidence": float(retrieval["min_confidence"]),
+                              "limit": int(retrieval["max_per_query"])}
     values.update({k: v for k, v in given.items() if v is not None})
     return Filters(**values)
 

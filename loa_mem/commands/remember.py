@@ -76,7 +76,7 @@ def chain_head(store: Store, memory_id: str) -> str:
         seen.add(nxt)
         try:
             current = store.entry(nxt).data
-        except Exception:  # noqa: BLE001 - a dangling link ends the chain where it is
+        except Exception:
             return nxt
     return str(current.get("id"))
 

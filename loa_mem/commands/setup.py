@@ -25,7 +25,11 @@ memory_schema:
     error:      {ttl: 30d,       confidence_required: 0.6, storage_file: errors.yaml}
     preference: {ttl: permanent, confidence_required: 0.5, storage_file: preferences.yaml}
   auto_capture: {decisions: true, errors: true, learnings: true}
-  retrieval: {max_per_query: 10, min_confidence: 0.6, recency_weight: 0.2, integrate_with_oracle: true}
+  retrieval:
+    max_per_query: 10
+    min_confidence: 0.6
+    recency_weight: 0.2
+    integrate_with_oracle: true
   lifecycle:
     auto_archive: true
     archive_dir: grimoires/loa/memory/archive
