@@ -26,9 +26,10 @@ def _apply(cli: Cli, memory_id: str, steps: str) -> None:
 @pytest.mark.parametrize("case", [
     ("s", 1, 1, 0, 100, "high"),
     ("f", 1, 0, 1, 0, "review"),       # under 20, but fewer than 3 applications
-    ("t", 1, 0, 0, 0, "review"),
-    ("tt", 2, 0, 0, 0, "review"),
-    ("ttt", 3, 0, 0, 0, "ineffective"),
+    ("t", 1, 0, 0, 0, "untested"),     # recalls alone do not judge an entry
+    ("ttt", 3, 0, 0, 0, "untested"),
+    ("tf", 1, 0, 1, 0, "review"),
+    ("tttf", 3, 0, 1, 0, "ineffective"),
     ("tts", 2, 1, 0, 50, "normal"),
     ("ttts", 3, 1, 0, 33, "review"),
     ("tttss", 3, 2, 0, 67, "normal"),
