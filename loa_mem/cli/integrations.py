@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from loa_mem.cli import integrations_views as views
-from loa_mem.cli.app import Json, Root
+from loa_mem.cli.app import Json, NoCommit, Root
 from loa_mem.render import emit
 
 
@@ -46,8 +49,103 @@ def merge_driver(
     raise typer.Exit(0 if result.ok else 1)
 
 
+Format = Annotated[str | None, typer.Option(
+    "-f", "--format", help="jsonl, markdown, claude or mdan (default: from the file name).",
+    show_default=False)]
+LONG_IMPORT = 200
+
+
+@contextmanager
+def _progress() -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on stderr, for long imports on a terminal only."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    bars: list[Any] = []
+
+    def update(done: int, total: int) -> None:
+        if total < LONG_IMPORT:
+            return
+        if not bars:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            bars.append(Progress(console=Console(stderr=True), transient=True))
+            bars[0].start()
+            bars.append(bars[0].add_task("checking entries", total=total))
+        bars[0].update(bars[1], completed=done,
+                       description="writing" if done == total else "checking entries")
+
+    try:
+        yield update
+    finally:
+        if bars:
+            bars[0].stop()
+
+
+def import_entries(
+    source: Annotated[str, typer.Argument(help="The file to import; - reads stdin.",
+                                          show_default=False)],
+    fmt: Format = None,
+    category: Annotated[str | None, typer.Option(
+        "-c", "--category", help="Category of every bullet (markdown, claude; default: the "
+        "heading above it, else fact).")] = None,
+    skip_invalid: Annotated[bool, typer.Option(
+        "--skip-invalid", help="Import the valid entries and list the others.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and report; write nothing.")
+                       ] = False,
+    agent: Annotated[str | None, typer.Option("--agent", help="Who imports (events log).")
+                     ] = None,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Import entries (jsonl, markdown, Claude Code memory files, MDAN sidecars): every entry
+    is checked first, then all are written in one commit, or none."""
+    from loa_mem import events
+    from loa_mem.commands.transfer import import_file
+    from loa_mem.store import Store
+
+    with _progress() as progress:
+        result = import_file(Store.open(root), source, fmt, events.actor(agent),
+                             category=category, skip_invalid=skip_invalid, dry_run=dry_run,
+                             commit=not no_commit, progress=progress)
+    emit(result, as_json, views.imported)
+
+
+def export_entries(
+    fmt: Annotated[str, typer.Option("-f", "--format", help="jsonl, markdown, claude or mdan.")
+                   ] = "jsonl",
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to this file "
+                                                "(default: stdout).")] = None,
+    category: Annotated[list[str] | None, typer.Option("-c", "--category")] = None,
+    everything: Annotated[bool, typer.Option(
+        "--all", help="Also archived, superseded and expired entries (jsonl always has "
+        "them).")] = False,
+    agent: Annotated[str | None, typer.Option(
+        "--agent", help="Only entries this agent remembered; names the MDAN sidecar.")] = None,
+    root: Root = None, as_json: Json = False,
+) -> None:
+    """Export entries: jsonl (lossless), markdown, claude (a MEMORY.md) or mdan (a sidecar)."""
+    from dataclasses import replace
+
+    from loa_mem.commands.transfer import export_entries as do_export
+    from loa_mem.store import Store, atomic_write
+
+    store = Store.open(root)
+    result = do_export(store, fmt, categories=tuple(category or ()), everything=everything,
+                       agent=agent)
+    if output is None and not as_json:
+        sys.stdout.write(result.text)
+        return
+    if output is not None:
+        atomic_write(output.resolve(), result.text)
+        result = replace(result, path=str(output))
+    emit(result, as_json, views.exported)
+
+
 def add_commands(app: typer.Typer) -> None:
     app.command("merge-driver")(merge_driver)
+    app.command("import")(import_entries)
+    app.command("export")(export_entries)
 
 
 def on_init(store: Any) -> list[str]:

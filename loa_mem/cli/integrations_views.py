@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from loa_mem.commands.merging import FileMerge, Repaired
+from loa_mem.commands.transfer import Exported, Imported
 from loa_mem.render import Block
 
 
@@ -31,3 +32,23 @@ def repaired(result: Repaired) -> list[Block]:
                  f"{len(result.staged)}" + ("" if result.ok else "; resolve the rest, then "
                                             "`git add` them and `git commit`"))
     return lines
+
+
+def imported(result: Imported) -> list[Block]:
+    count = len(result.ids)
+    verb = "would import" if result.dry_run else "imported"
+    note = "" if result.dry_run else (f" (commit {result.commit[:10]})" if result.commit
+                                      else " (not committed)")
+    lines: list[Block] = [f"{verb} {count} entr{'y' if count == 1 else 'ies'} from "
+                          f"{result.source} as {result.format}{note}"]
+    if result.duplicates:
+        lines.append(f"already in the store, not written again: {len(result.duplicates)}")
+    if result.renumbered:
+        lines.append("new ids: " + ", ".join(f"{a} -> {b}" for a, b in result.renumbered.items()))
+    lines += [f"skipped {item}" for item in result.skipped]
+    return lines
+
+
+def exported(result: Exported) -> list[Block]:
+    return [f"exported {result.count} entr{'y' if result.count == 1 else 'ies'} as "
+            f"{result.format} to {result.path}"]

@@ -1,0 +1,201 @@
+"""import and export: formats, round trips, and the all-or-nothing rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli, git
+
+CLAUDE_MD = """\
+# Project notes
+
+Some prose that is not a memory.
+
+## Decisions
+- We deploy with blue-green releases
+- Postgres is the only database
+  because the team knows it well
+
+## Code style
+* Prefer small functions
+  - under fifty lines
+  - one job each
+
+```sh
+- not a bullet: inside a code block
+```
+
+## Gotchas
+1. The test database must be reset before each run
+"""
+
+
+def head(root: Path) -> str:
+    return git(root, "rev-parse", "HEAD").strip()
+
+
+def fill(cli: Cli) -> None:
+    cli.ok("remember", "The API speaks JSON over HTTP", "-c", "fact", "-t", "api")
+    cli.ok("remember", "Use SQLite for the index", "-c", "decision", "--confidence", "0.95")
+    cli.ok("supersede", "MEM-20260201-001", "The API speaks JSON and msgpack", "-t", "api")
+    cli.ok("feedback", "MEM-20260201-002", "--success")
+    cli.ok("remember", "Flaky test: the clock mock leaks", "-c", "error", "--related",
+           "MEM-20260201-003")
+    cli.ok("archive", "MEM-20260201-002", "--reason", "manual")
+
+
+def test_jsonl_round_trip_is_lossless(cli: Cli, tmp_path: Path) -> None:
+    fill(cli)
+    exported = cli.ok("export").stdout
+    assert len(exported.splitlines()) == 4
+    other = tmp_path / "other"
+    Cli(other).ok("init", "--root", str(other))
+    target = Cli(other)
+    (tmp_path / "all.jsonl").write_text(exported)
+    before = head(other)
+    result = target.ok("import", str(tmp_path / "all.jsonl"), "--json").json()
+    assert result["imported"] == 4 and result["renumbered"] == {}
+    assert git(other, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
+    assert target.ok("export").stdout == exported
+    assert target("validate").code == 0
+    assert target.ok("show", "MEM-20260201-002", "--json").json()["state"] == "archived"
+
+
+def test_a_second_import_writes_nothing(cli: Cli, tmp_path: Path) -> None:
+    fill(cli)
+    dump = tmp_path / "all.jsonl"
+    dump.write_text(cli.ok("export").stdout)
+    outcome = cli("import", str(dump))
+    assert outcome.code == 1
+    assert "already in the store" in outcome.stderr
+
+
+def test_ids_taken_in_the_target_are_renumbered_with_their_links(cli: Cli, tmp_path: Path
+                                                                  ) -> None:
+    fill(cli)
+    dump = tmp_path / "all.jsonl"
+    dump.write_text(cli.ok("export").stdout)
+    other = tmp_path / "other"
+    target = Cli(other)
+    target.ok("init", "--root", str(other))
+    target.ok("remember", "Something else entirely", "-c", "fact")
+    result = target.ok("import", str(dump), "--json").json()
+    assert result["renumbered"]["MEM-20260201-001"] == "MEM-20260201-005"
+    chain = target.ok("show", "MEM-20260201-005", "--json").json()["chain"]
+    assert len(chain) == 2
+    assert target("validate").code == 0
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "markdown"])
+def test_one_bad_entry_refuses_the_whole_import(cli: Cli, tmp_path: Path, fmt: str) -> None:
+    secret = "the deploy key is ghp_" + "a" * 36
+    if fmt == "jsonl":
+        cli.ok("remember", "A good fact", "-c", "fact")
+        good = cli.ok("export").stdout
+        bad = json.loads(good)
+        bad.update(id="MEM-20260201-009", content=secret)
+        text = good.replace("A good fact", "Another good fact") + json.dumps(bad) + "\n"
+    else:
+        text = f"## Facts\n- A good fact\n- {secret}\n- Another good fact\n"
+    source = tmp_path / f"in.{'jsonl' if fmt == 'jsonl' else 'md'}"
+    source.write_text(text)
+    before = head(cli.root)
+    outcome = cli("import", str(source))
+    assert outcome.code == 1
+    assert "GitHub token" in outcome.stderr and "ghp_" not in outcome.stderr
+    assert head(cli.root) == before
+    assert git(cli.root, "status", "--porcelain") == ""
+    skipped = cli.ok("import", str(source), "--skip-invalid", "--json").json()
+    assert skipped["imported"] == (1 if fmt == "jsonl" else 2)
+    assert len(skipped["skipped"]) == 1
+
+
+def test_claude_code_memory_files_become_entries(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "CLAUDE.md"
+    source.write_text(CLAUDE_MD)
+    result = cli.ok("import", str(source), "--json").json()
+    assert result["format"] == "claude"
+    found = {r["content"]: r for r in cli.ok("recall", "--limit", "20", "--json").json()[
+        "results"]}
+    assert set(found) == {
+        "We deploy with blue-green releases",
+        "Postgres is the only database because the team knows it well",
+        "Prefer small functions; under fifty lines; one job each",
+        "The test database must be reset before each run",
+    }
+    assert found["We deploy with blue-green releases"]["category"] == "decision"
+    assert found["Prefer small functions; under fifty lines; one job each"][
+        "category"] == "preference"
+    assert found["The test database must be reset before each run"]["category"] == "error"
+    assert "claude-code" in found["We deploy with blue-green releases"]["tags"]
+    assert cli("validate").code == 0
+
+
+def test_markdown_export_reads_back(cli: Cli, tmp_path: Path) -> None:
+    fill(cli)
+    markdown = cli.ok("export", "-f", "markdown").stdout
+    assert "## Facts" in markdown and "## Errors" in markdown
+    assert "## Decisions" not in markdown
+    other = tmp_path / "other"
+    target = Cli(other)
+    target.ok("init", "--root", str(other))
+    (tmp_path / "memories.md").write_text(markdown)
+    target.ok("import", str(tmp_path / "memories.md"))
+    results = target.ok("recall", "--json").json()["results"]
+    assert sorted((r["category"], r["content"], r["tags"]) for r in results) == [
+        ("error", "Flaky test: the clock mock leaks", []),
+        ("fact", "The API speaks JSON and msgpack", ["api"]),
+    ]
+
+
+def test_mdan_sidecars_both_ways(cli: Cli, tmp_path: Path) -> None:
+    sidecar = {"agent": "Winston", "memories": [
+        {"type": "decision", "content": "Use event sourcing for orders",
+         "source_session": "2026-01-30", "confidence": 1.0},
+        {"type": "context", "content": "The team is three people", "confidence": 0.8},
+        {"type": "preference", "content": "Prefers diagrams", "confidence": 0.5},
+    ]}
+    source = tmp_path / "winston.sidecar.json"
+    source.write_text(json.dumps(sidecar))
+    assert cli.ok("import", str(source), "--json").json()["imported"] == 3
+    shown = cli.ok("show", "MEM-20260130-001", "--json").json()["entry"]
+    assert shown["category"] == "decision"
+    assert shown["source"]["agent"] == "Winston"
+    assert shown["source"]["timestamp"] == "2026-01-30T00:00:00Z"
+    back = json.loads(cli.ok("export", "-f", "mdan", "--agent", "Winston").stdout)
+    assert back["agent"] == "Winston"
+    assert sorted((m["type"], m["content"], m["confidence"]) for m in back["memories"]) == [
+        ("context", "The team is three people", 0.8),
+        ("decision", "Use event sourcing for orders", 1.0),
+        ("preference", "Prefers diagrams", 0.5),
+    ]
+
+
+def test_mdan_observations_under_the_learning_floor_are_refused(cli: Cli, tmp_path: Path
+                                                               ) -> None:
+    source = tmp_path / "mary.json"
+    source.write_text(json.dumps({"memories": [
+        {"type": "observation", "content": "Users skim long pages", "confidence": 0.6}]}))
+    outcome = cli("import", str(source))
+    assert outcome.code == 1
+    assert "under the learning floor of 0.7" in outcome.stderr
+
+
+def test_many_entries_in_one_import_get_distinct_ids(cli: Cli, tmp_path: Path) -> None:
+    source = tmp_path / "many.md"
+    source.write_text("## Learnings\n" + "".join(f"- Lesson number {n}\n" for n in range(250)))
+    result = cli.ok("import", str(source), "--json").json()
+    assert len(set(result["ids"])) == 250
+    assert result["ids"][-1] == "MEM-20260201-250"
+    assert cli("validate").code == 0
+
+
+def test_export_to_a_file(cli: Cli, tmp_path: Path) -> None:
+    fill(cli)
+    target = tmp_path / "MEMORY.md"
+    result = cli.ok("export", "-f", "claude", "-o", str(target), "--json").json()
+    assert result["count"] == 2
+    assert target.read_text().startswith("# Project memory\n")
