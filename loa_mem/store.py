@@ -104,17 +104,25 @@ class Store:
         return self.rel(self.events_path)
 
     # -- index --------------------------------------------------------------------------
-    @property
-    def index(self) -> Index:
+    def _open_index(self) -> Index:
+        """The index as it is, without refreshing it (refresh_files must see parse failures
+        rather than raise them, so that validate can report them)."""
         if self._index is None:
             self._index = Index(self.cache_dir / "index.sqlite3")
+        return self._index
+
+    @property
+    def index(self) -> Index:
+        index = self._index
+        if index is None:
+            index = self._open_index()
             try:
                 self.refresh()
             except BaseException:
-                self._index.close()
+                index.close()
                 self._index = None
                 raise
-        return self._index
+        return index
 
     def close(self) -> None:
         if self._index is not None:
@@ -134,7 +142,7 @@ class Store:
         whose index rows stay as they were."""
         from loa_mem import yamlio
 
-        index = self.index
+        index = self._open_index()
         stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
         stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
         parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig])
