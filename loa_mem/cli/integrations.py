@@ -142,10 +142,19 @@ def export_entries(
     emit(result, as_json, views.exported)
 
 
+def mcp(root: Root = None) -> None:
+    """Serve the Model Context Protocol on stdio (tools: remember, recall, supersede, forget,
+    advise, context). Needs the mcp extra: pip install 'loa-mem[mcp]'."""
+    from loa_mem.mcp_server import serve
+
+    serve(root)
+
+
 def add_commands(app: typer.Typer) -> None:
     app.command("merge-driver")(merge_driver)
     app.command("import")(import_entries)
     app.command("export")(export_entries)
+    app.command("mcp")(mcp)
 
 
 def on_init(store: Any) -> list[str]:
