@@ -7,6 +7,11 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    args = sys.argv[1:] if argv is None else argv
+    if args[:1] == ["context"]:
+        from loa_mem.context_fast import main as context_main
+
+        sys.exit(context_main(args[1:]))
     from loa_mem.cli.app import run
 
-    sys.exit(run(sys.argv[1:] if argv is None else argv))
+    sys.exit(run(args))

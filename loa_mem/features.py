@@ -16,6 +16,8 @@ from types import ModuleType
 FEATURES: list[str] = [
     "loa_mem.cli.memory",
     "loa_mem.cli.integrations",
+    "loa_mem.cli.integrations_context",
+    "loa_mem.cli.working_set",
 ]
 
 

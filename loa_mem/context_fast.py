@@ -1,0 +1,263 @@
+"""`loa-mem context`, dispatched by `entry.main` before typer is imported.
+
+The session-start hook runs this before every agent session, so while the caches are fresh it
+imports only the standard library (argparse, json, sqlite3) and the light `context`, `scoring`,
+`tokens` and `clock` modules. Fresh means all of:
+- the config cache (`<git dir>/loa-mem/config.json`, written by `config.load`) has the
+  signature (mtime, size) of `.loa.config.yaml` as it is now;
+- every grimoire file (each category's file under storage_dir and archive_dir) has the
+  signature its row in the index's `files` table records, and no row is missing;
+- the side cache (`context.json`, written by `context_sources`) was written by this version of
+  loa-mem for this index, the events log has not grown since (a loa-mem command may have
+  created a sidecar it lists), each file it lists still has its signature, and it holds every
+  agent asked for.
+Anything else, including any error while reading, takes the slow path: open the `Store`, which
+refreshes the index, rebuild the side cache, and build the same block.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sqlite3
+import sys
+
+import loa_mem
+from loa_mem import context
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+SIDE_CACHE = "context.json"
+SIDE_FORMAT = 1
+CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py is not light
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="loa-mem context",
+        description="Print the session-start context: pinned files, expiry warnings, your "
+                    "applied preferences, agents' sidecar memories, the top memories of each "
+                    "category and the hot working set, cut to a token budget.")
+    parser.add_argument("--budget", type=int, metavar="TOKENS",
+                        help="token budget (default: context.budget_tokens, 2000); "
+                             f"at least {context.MIN_BUDGET}; tokens = ceil(characters / 4)")
+    parser.add_argument("--query", default="", metavar="Q",
+                        help="rank memories by relevance to Q (as recall does)")
+    parser.add_argument("--agent", action="append", default=[], metavar="A",
+                        help="add agent A's sidecar memories and relationships; repeat")
+    parser.add_argument("--user", default=None, help="whose preferences to add (default: "
+                        "LOA_MEM_USER, else git's user.email)")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("--json", action="store_true", help="same as --format json")
+    parser.add_argument("--root", default=None,
+                        help="store root (default: LOA_MEM_ROOT, else the git top level)")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    options, root = quick_parse(argv) or _parse(argv)
+    try:
+        block = load(root, options)
+    except Exception:  # the CLI group turns it into one line and an exit code
+        from loa_mem.cli.app import run
+
+        return run(["context", *argv])
+    sys.stdout.write(render(block, options.format))
+    return 0
+
+
+def _parse(argv: list[str]) -> tuple[context.Options, str | None]:
+    """Through argparse: help, and a usage error (exit 2) for anything wrong."""
+    command = parser()
+    args = command.parse_args(argv)
+    if args.budget < context.MIN_BUDGET if args.budget is not None else False:
+        command.error(f"--budget must be at least {context.MIN_BUDGET} tokens")
+    return context.Options(budget=args.budget, query=args.query, agents=tuple(args.agent),
+                           output="json" if args.json else args.format, user=args.user), args.root
+
+
+_VALUED = ("--budget", "--query", "--agent", "--user", "--format", "--root")
+
+
+def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
+    """The valid forms of the options above, without building an argparse parser (its gettext
+    look-ups and terminal probing cost ~7 ms of the hook's 50). None for anything else (help,
+    mistakes), which `_parse` then handles with argparse's messages."""
+    given: dict[str, list[str]] = {name: [] for name in _VALUED}
+    as_json = False
+    rest = iter(argv)
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        if arg == "--json":
+            as_json = True
+            continue
+        if name not in given:
+            return None
+        if not equals:
+            value = next(rest, "")
+            if not value or value.startswith("-"):
+                return None
+        given[name].append(value)
+    single = {k: v[-1] if v else None for k, v in given.items()}
+    budget = single["--budget"]
+    if budget is not None and not (budget.isdigit() and int(budget) >= context.MIN_BUDGET):
+        return None
+    if single["--format"] not in (None, "markdown", "json"):
+        return None
+    output = "json" if as_json else single["--format"] or "markdown"
+    return context.Options(budget=int(budget) if budget else None, query=single["--query"] or "",
+                           agents=tuple(given["--agent"]), output=output,
+                           user=single["--user"]), single["--root"]
+
+
+def render(block: context.Block, output: str) -> str:
+    if output == "json":
+        return json.dumps(block.to_json(), ensure_ascii=False, indent=2) + "\n"
+    return block.text
+
+
+def load(root: str | None, options: context.Options) -> context.Block:
+    """The block, from the caches when they are fresh, else through the `Store`."""
+    top = find_top(root)
+    if top is not None:
+        try:
+            fresh = _fresh(top, options)
+        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
+            fresh = None
+        if fresh is not None:
+            db, config, side = fresh
+            try:
+                return context.build(db, config, side, options, root=top,
+                                     preference_lines=preference_lines(options.user))
+            except sqlite3.Error:
+                pass
+            finally:
+                db.close()
+    return _slow(root, options)
+
+
+def _slow(root: str | None, options: context.Options) -> context.Block:
+    from loa_mem import context_sources
+    from loa_mem.store import Store
+
+    store = Store.open(root)
+    try:
+        side = context_sources.refresh(store, options.agents)
+        return context.build(store.index.db, store.config.data, side, options,
+                             root=str(store.top), preference_lines=preference_lines(options.user))
+    finally:
+        store.close()
+
+
+def preference_lines(user: str | None) -> list[str]:
+    """The user's applied preferences, from the people feature when it is installed. A
+    personal store that cannot be read gives none: the session starts without them."""
+    import importlib
+
+    try:
+        people = importlib.import_module("loa_mem.people")
+    except ImportError:
+        return []
+    context_lines = getattr(people, "context_lines", None)
+    if context_lines is None:
+        return []
+    try:
+        return [str(line) for line in context_lines(user)]
+    except Exception as failure:  # preferences are optional at session start
+        sys.stderr.write(f"loa-mem: warning: preferences not loaded: {failure}\n")
+        return []
+
+
+# -- freshness ----------------------------------------------------------------------------------
+def find_top(root: str | None) -> str | None:
+    """As `store.locate_top` (git.find_top), in os.path terms: no pathlib, no subprocess."""
+    start = os.path.abspath(root or os.environ.get("LOA_MEM_ROOT") or os.getcwd())
+    current = os.path.realpath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def git_dir(top: str) -> str:
+    """As `git.git_dir`: `.git`, or where a `.git` file (worktree, submodule) points."""
+    dot_git = os.path.join(top, ".git")
+    if os.path.isfile(dot_git):
+        with open(dot_git, encoding="utf-8") as handle:
+            pointer = handle.read().strip()
+        if pointer.startswith("gitdir:"):
+            return os.path.normpath(os.path.join(top, pointer.split(":", 1)[1].strip()))
+    return dot_git
+
+
+def signature(path: str) -> list[int] | None:
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def grimoire_paths(config: dict[str, Any]) -> list[str]:
+    """As `Store.grimoire_files`: each category's file in the storage and archive dirs."""
+    memory = config["memory_schema"]
+    dirs = (memory["storage_dir"], memory["lifecycle"]["archive_dir"])
+    return [os.path.normpath(os.path.join(d, c["storage_file"])).replace(os.sep, "/")
+            for d in dirs for c in memory["categories"].values()]
+
+
+def _fresh(top: str, options: context.Options
+           ) -> tuple[sqlite3.Connection, dict[str, Any], dict[str, Any]] | None:
+    cache = os.path.join(git_dir(top), "loa-mem")
+    with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
+        cached_config = json.load(handle)
+    if cached_config.get("signature") != signature(os.path.join(top, CONFIG_FILE)):
+        return None
+    config: dict[str, Any] = cached_config["config"]
+    with open(os.path.join(cache, SIDE_CACHE), encoding="utf-8") as handle:
+        side_cache = json.load(handle)
+    if not side_fresh(top, side_cache, config, options.agents):
+        return None
+    index_path = os.path.join(cache, "index.sqlite3")
+    if not os.path.exists(index_path):
+        return None
+    db = sqlite3.connect(index_path, timeout=5)
+    try:
+        if _index_fresh(db, top, config, side_cache):
+            return db, config, side_cache["side"]
+    except BaseException:
+        db.close()
+        raise
+    db.close()
+    return None
+
+
+def side_fresh(top: str, cache: dict[str, Any], config: dict[str, Any],
+               agents: tuple[str, ...]) -> bool:
+    if cache.get("format") != SIDE_FORMAT or cache.get("loa_mem") != loa_mem.__version__:
+        return False
+    events_path, events_size = cache["events"]
+    now = signature(os.path.join(top, events_path))
+    if (now[1] if now else 0) != events_size:
+        return False
+    files: dict[str, Any] = cache["files"]
+    if any(context.sidecar_path(config, agent) not in files for agent in agents):
+        return False
+    return all(signature(os.path.join(top, rel)) == sig for rel, sig in files.items())
+
+
+def _index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
+                 side_cache: dict[str, Any]) -> bool:
+    (schema,) = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    if schema != side_cache.get("index_schema"):
+        return False
+    recorded = {path: [mtime, size] for path, mtime, size in
+                db.execute("SELECT path, mtime_ns, size FROM files")}
+    return all(recorded.get(rel) == signature(os.path.join(top, rel))
+               for rel in grimoire_paths(config))

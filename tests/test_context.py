@@ -1,0 +1,189 @@
+"""`loa-mem context`: the session-start block, its budget, and its freshness.
+
+Most checks run loa-mem as a real process, because the hook's fast path lives in the process
+entry point (before typer); the in-process CLI must print the same block.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from loa_mem import tokens
+from tests import support
+from tests.conftest import FIXED_NOW, Cli, run_loa_mem
+
+
+def context(root: Path, *args: str) -> str:
+    done = run_loa_mem(root, "context", *args)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def mixed(cli: Cli) -> dict[str, str]:
+    """Entries whose scores are easy to compute by hand at FIXED_NOW (w = 0.2):
+    score = 0.8 * confidence + 0.2 * 0.5 ** (age_days / 30)."""
+    ids = {
+        "d1": support.remember(cli, "Use PostgreSQL for the main store.", "decision",
+                               "--confidence", "0.95", "-t", "database"),  # .76 + .2 = .96
+        "d2": support.remember(cli, "Keep the API versioned under /v1.", "decision",
+                               "--confidence", "0.9", now="2026-01-02T10:30:00Z"),  # .72+.1
+        "f1": support.remember(cli, "The CI runs on two cores.", "fact"),  # .64 + .2 = .84
+        # 25 days old with a 30-day ttl: expires 2026-02-06T10:30:00Z, inside the 7-day warning
+        "e1": support.remember(cli, "Flaky parser test when run in parallel.", "error",
+                               "--confidence", "0.7", now="2026-01-07T10:30:00Z"),
+        "e2": support.remember(cli, "An old error, expired on 2025-12-31.", "error",
+                               now="2025-12-01T10:30:00Z"),
+        "l1": support.remember(cli, "Batch SQLite inserts in one transaction.", "learning"),
+    }
+    return ids
+
+
+def test_block_lists_warnings_and_top_memories_by_category(store: Path,
+                                                           mixed: dict[str, str]) -> None:
+    assert context(store) == (
+        "# Project memory (loa-mem)\n"
+        f"{FIXED_NOW} · 5 active memories · showing the most relevant; "
+        "`loa-mem recall QUERY` finds more.\n"
+        "\n## Expiring soon\n"
+        f"- {mixed['e1']} expires 2026-02-06T10:30:00Z: Flaky parser test when run in parallel.\n"
+        "- 1 expired entry waits for `loa-mem archive --expired`\n"
+        "\n## Memories\n"
+        "\n### Facts\n"
+        f"- {mixed['f1']}: The CI runs on two cores. (0.8)\n"
+        "\n### Decisions\n"
+        f"- {mixed['d1']}: Use PostgreSQL for the main store. (0.95; database)\n"
+        f"- {mixed['d2']}: Keep the API versioned under /v1. (0.9)\n"
+        "\n### Learnings\n"
+        f"- {mixed['l1']}: Batch SQLite inserts in one transaction. (0.8)\n"
+        "\n### Errors\n"
+        f"- {mixed['e1']}: Flaky parser test when run in parallel. (0.7)\n")
+
+
+def test_fast_and_slow_paths_and_the_in_process_cli_print_the_same(
+        cli: Cli, store: Path, mixed: dict[str, str]) -> None:
+    first = context(store)  # builds the side cache (slow path)
+    again = context(store)  # reads the caches as they are (fast path)
+    assert first == again == cli.ok("context").stdout
+
+
+def test_the_hook_imports_no_heavy_library_while_the_caches_are_fresh(
+        store: Path, mixed: dict[str, str]) -> None:
+    context(store)
+    done = run_loa_mem(store, "context", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "loa_mem" in imported
+    assert not imported & {"typer", "click", "rich", "yaml", "ruamel", "git", "jsonschema",
+                           "dataclasses"}
+
+
+def test_budget_cuts_the_lowest_scores_and_says_so(store: Path, mixed: dict[str, str]) -> None:
+    text = context(store, "--budget", "150")
+    assert tokens.estimate(text) <= 150
+    assert mixed["d1"] in text and mixed["e1"] in text  # the expiry warning outranks memories
+    assert mixed["e2"] not in text
+    cut_line = text.splitlines()[-1]
+    assert cut_line.startswith("_Cut to fit 150 tokens: left out ")
+    kept = sum(1 for line in text.splitlines() if line.startswith("- MEM-") and ": " in line
+               and "expires" not in line)
+    assert f"left out {5 - kept} memories" in cut_line
+
+
+@pytest.mark.parametrize("budget", ["99", "0", "many"])
+def test_a_budget_under_the_floor_is_a_usage_error(store: Path, budget: str) -> None:
+    done = run_loa_mem(store, "context", "--budget", budget)
+    assert done.returncode == 2
+    assert "--budget" in done.stderr and done.stdout == ""
+
+
+def test_query_ranks_by_relevance(store: Path, mixed: dict[str, str]) -> None:
+    data = json.loads(context(store, "--query", "sqlite transaction", "--format", "json"))
+    memories = [i for s in data["sections"] if s["name"].startswith("memories:")
+                for i in s["items"]]
+    assert memories[0]["id"] == mixed["l1"]
+    assert "about 'sqlite transaction'" in data["text"]
+
+
+def test_json_shape(store: Path, mixed: dict[str, str]) -> None:
+    data = json.loads(context(store, "--json"))
+    assert set(data) == {"root", "budget_tokens", "tokens", "sections", "cut", "text"}
+    assert data["budget_tokens"] == 2000 and data["cut"] == {}
+    assert data["tokens"] == tokens.estimate(data["text"])
+    assert [s["name"] for s in data["sections"]] == [
+        "expiring", "memories:fact", "memories:decision", "memories:learning", "memories:error"]
+    assert data["sections"][2]["items"][0] == {
+        "id": mixed["d1"], "category": "decision", "summary": "Use PostgreSQL for the main store.",
+        "confidence": 0.95, "score": 0.96, "tags": ["database"]}
+
+
+def test_warnings_follow_check_on_session_start(store: Path, mixed: dict[str, str]) -> None:
+    config = store / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "check_on_session_start: true", "check_on_session_start: false"), encoding="utf-8")
+    assert "Expiring soon" not in context(store)
+
+
+def test_a_hand_edit_of_a_grimoire_file_shows_at_once(store: Path, mixed: dict[str, str]) -> None:
+    context(store)
+    with open(support.grimoire(store, "fact"), "a", encoding="utf-8") as handle:
+        handle.write("- id: MEM-20260201-900\n  category: fact\n  content: Written by hand.\n"
+                     "  summary: Written by hand.\n  confidence: 0.99\n  source:\n"
+                     "    session_id: manual\n    timestamp: 2026-02-01T10:00:00Z\n"
+                     "  ttl: permanent\n  expires_at: null\n  tags: []\n")
+    assert "- MEM-20260201-900: Written by hand. (0.99)" in context(store)
+
+
+def test_pinned_files_and_the_hot_working_set(store: Path, mixed: dict[str, str]) -> None:
+    context(store)
+    (store / "docs").mkdir()
+    (store / "docs/design.md").write_text("# Design\n", encoding="utf-8")
+    (store / "docs/design.md.meta.yml").write_text(
+        "title: Design\nsummary: How the parts fit.\npin: true\n", encoding="utf-8")
+    (store / "docs/old.md.meta.yml").write_text("title: Old\npin: false\n", encoding="utf-8")
+    hot = store / "grimoires/loa/working-set/hot.yml"
+    hot.parent.mkdir(parents=True)
+    hot.write_text("protocol: MEMORY-MGMT/0.1\nupdated: '2026-02-01T10:00:00Z'\nkeep:\n"
+                   "  - {path: src/a.py, why: Debugging the parser, since: x, touches: 3}\n"
+                   "  - {path: src/b.py, why: Core contract, since: x, touches: 15}\n",
+                   encoding="utf-8")
+    text = context(store)  # hot.yml is new to the cache: rebuilt; the sidecar is found too
+    assert "\n## Pinned\n- `docs/design.md`: Design — How the parts fit.\n" in text
+    assert "old.md" not in text
+    assert text.endswith("\n## Hot working set\n"
+                         "- `src/b.py`: Core contract (15 touches)\n"
+                         "- `src/a.py`: Debugging the parser (3 touches)\n")
+    hot.write_text("protocol: MEMORY-MGMT/0.1\nkeep: []\n", encoding="utf-8")
+    assert "Hot working set" not in context(store)
+
+
+def test_agent_sidecar_memories_or_a_first_session(store: Path, mixed: dict[str, str]) -> None:
+    sidecar = store / "grimoires/loa/agents/architect.yaml"
+    sidecar.parent.mkdir(parents=True)
+    memories = "".join(f"  - {{type: observation, content: Note {n}, confidence: 0.8}}\n"
+                       for n in range(12))
+    sidecar.write_text(f"agent: architect\nmemories:\n{memories}relationships:\n"
+                       "  agrees_with: [reviewer]\n  disagrees_with: []\n", encoding="utf-8")
+    assert ("Agents with sidecar memories: architect (`loa-mem context --agent NAME` adds theirs)"
+            in context(store))
+    text = context(store, "--agent", "architect", "--agent", "newcomer")
+    assert "\n## Agent architect\n- [observation] Note 2 (confidence 0.8)\n" in text
+    assert "Note 1 " not in text and "- [observation] Note 11 (confidence 0.8)\n" in text
+    assert "- relationships: agrees_with: reviewer\n" in text
+    assert "\n## Agent newcomer\n- first session for this agent; no prior memories\n" in text
+
+
+def test_outside_a_repository_it_says_what_to_do(tmp_path: Path) -> None:
+    done = run_loa_mem(tmp_path, "context")
+    assert done.returncode == 1
+    assert done.stderr.startswith("loa-mem: ") and "loa-mem init" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_help_lists_context(store: Path) -> None:
+    done = run_loa_mem(store, "--help")
+    assert "context" in done.stdout and "hooks" in done.stdout
+    assert "--budget TOKENS" in run_loa_mem(store, "context", "--help").stdout
