@@ -51,8 +51,9 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     wanted = dict.fromkeys([*previous.get("agents", {}), *agents])
     side = {
         "pinned": sorted(pinned, key=lambda p: p["path"]),
-        "hot": [k for k in (hot or {}).get("keep") or [] if isinstance(k, dict) and k.get("path")]
-        if isinstance(hot, dict) else [],
+        "hot": [{k: item[k] for k in ("path", "why", "since", "touches") if k in item}
+                for item in (hot.get("keep") or [] if isinstance(hot, dict) else [])
+                if isinstance(item, dict) and item.get("path")],
         "agents": {name: sidecar for name in wanted
                    if (sidecar := _sidecar(top, config, name, files)) is not None},
         "agent_names": context.agent_names(top, config),
