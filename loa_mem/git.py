@@ -143,13 +143,15 @@ def pending(top: Path, paths: list[str]) -> list[str]:
     return found
 
 
-def message(op: str, what: str, ids: list[str], extra: dict[str, str] | None = None) -> str:
+def message(op: str, what: str, ids: list[str], extra: dict[str, str] | None = None,
+            body: str = "") -> str:
     trailers = [f"Loa-Op: {op}", *(f"Loa-Id: {i}" for i in dict.fromkeys(ids))]
     trailers += [f"{k}: {v}" for k, v in (extra or {}).items()]
     subject = f"loa-mem {op}: {what}"
     if len(subject) > 100:
         subject = subject[:99] + "…"
-    return subject + "\n\n" + "\n".join(trailers) + "\n"
+    middle = body.strip("\n") + "\n\n" if body.strip() else ""
+    return subject + "\n\n" + middle + "\n".join(trailers) + "\n"
 
 
 @dataclass(frozen=True)
@@ -200,3 +202,24 @@ def file_at(top: Path, sha: str, path: str) -> str | None:
 def parent_of(top: Path, sha: str) -> str | None:
     parents = _repo(top).commit(sha).parents
     return parents[0].hexsha if parents else None
+
+
+def file_bytes_at(top: Path, sha: str, path: str) -> bytes | None:
+    """The bytes of `path` in commit `sha` exactly as committed, or None when it is not there."""
+    result = subprocess.run(["git", "cat-file", "blob", f"{sha}:{path}"], cwd=top,
+                            env=clean_env(), capture_output=True, check=False)
+    return result.stdout if result.returncode == 0 else None
+
+
+def last_commit_with(top: Path, path: str) -> str | None:
+    """The newest commit whose tree holds `path`: the last commit that touched it, or that
+    commit's parent when the touch was its deletion."""
+    if not has_commits(top):
+        return None
+    last = run(top, "log", "-1", "--format=%H", "--", path, check=False).strip()
+    if not last:
+        return None
+    if _git(top, ["cat-file", "-e", f"{last}:{path}"], None).returncode == 0:
+        return last
+    parent = run(top, "rev-parse", "-q", "--verify", f"{last}^", check=False).strip()
+    return parent or None

@@ -46,15 +46,16 @@ def signature_of(path: Path) -> Signature | None:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str | bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         mode = path.stat().st_mode & 0o777
     except FileNotFoundError:
         mode = 0o644
-    with open(tmp, "w", encoding="utf-8", newline="") as handle:
-        handle.write(text)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    with open(tmp, "wb") as handle:
+        handle.write(data)
         handle.flush()
         os.fsync(handle.fileno())
     os.chmod(tmp, mode)
@@ -279,10 +280,11 @@ class Transaction:
         self.op = op
         self.actor = actor
         self.what = ""
+        self.body = ""  # optional commit message body (gc lists each action and why)
         self.ids: list[str] = []
         self.events: list[dict[str, Any]] = []
         self.plans: dict[str, _FilePlan] = {}
-        self.files: dict[str, str | None] = {}
+        self.files: dict[str, str | bytes | None] = {}
         self.commit_sha: str | None = None
         self.committed = False
         self.changed_paths: list[str] = []
@@ -318,7 +320,7 @@ class Transaction:
     def event(self, op: str, ids: list[str], reason: str | None = None, **details: Any) -> None:
         self.events.append(events_mod.make(op, ids, self.actor, reason, **details))
 
-    def put(self, rel_path: str, text: str) -> None:
+    def put(self, rel_path: str, text: str | bytes) -> None:
         """Write a non-grimoire file (a manifest, a sidecar) atomically with the rest of this
         transaction, and include it in the commit."""
         self.files[rel_path] = text
@@ -357,7 +359,8 @@ class Transaction:
         if commit and self.changed_paths:
             from loa_mem import git as git_mod
 
-            message = git_mod.message(self.op, self.what or ", ".join(self.ids[:3]), self.ids)
+            message = git_mod.message(self.op, self.what or ", ".join(self.ids[:3]), self.ids,
+                                      body=self.body)
             self.commit_sha = git_mod.commit(store.top, self.changed_paths, message)
             self.committed = self.commit_sha is not None
 

@@ -169,9 +169,20 @@ def forget(
          views.changed)
 
 
-def restore(memory_id: MemoryId, root: Root = None, no_commit: NoCommit = False,
-            as_json: Json = False) -> None:
-    """Bring back a forgotten or archived entry from the archive or git history."""
+def restore(
+    memory_id: Annotated[str, typer.Argument(
+        help="A memory id (MEM-...), or a file path: a file gc archived or compressed, or one "
+        "deleted, comes back byte for byte from git history.", show_default=False)],
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Bring back an entry (MEM id) or a file (path) from the archive or git history."""
+    if not memory_id.upper().startswith("MEM-"):
+        from loa_mem.cli.working_set_views import restored
+        from loa_mem.restore_file import restore_path
+
+        emit(restore_path(_store(root), memory_id, events.actor(), not no_commit), as_json,
+             restored)
+        return
     from loa_mem.commands.lifecycle import restore as do_restore
 
     emit(do_restore(_store(root), memory_id, events.actor(), not no_commit), as_json,

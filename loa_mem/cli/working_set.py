@@ -1,0 +1,246 @@
+"""Commands of the working set (spec section 7): advise, gc, summarize, meta, pin, unpin."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from typer.core import TyperCommand
+
+from loa_mem import events
+from loa_mem.cli import working_set_views as views
+from loa_mem.cli.app import Json, NoCommit, Root
+from loa_mem.errors import Refused
+from loa_mem.render import emit
+
+if TYPE_CHECKING:
+    from loa_mem.advise import AdviseRequest, Hint
+    from loa_mem.store import Store
+    from loa_mem.validate import Problem
+
+_VALUED = {"--hot", "--cold", "--action", "--why", "--referenced", "--root"}
+
+
+def _store(root: str | None) -> Store:
+    from loa_mem.store import Store
+
+    return Store.open(root)
+
+
+class _KeepsOrder(TyperCommand):
+    """Keeps the raw arguments, so each --why and --action pairs with the hint before it."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta["loa_mem.argv"] = list(args)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+
+def _options(argv: list[str]) -> Iterable[tuple[str, str]]:
+    n = 0
+    while n < len(argv):
+        token = argv[n]
+        if token == "--":
+            return
+        if token.startswith("--") and "=" in token:
+            name, value = token.split("=", 1)
+            yield name, value
+            n += 1
+        elif token in _VALUED and n + 1 < len(argv):
+            yield token, argv[n + 1]
+            n += 2
+        else:
+            yield token, ""
+            n += 1
+
+
+def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
+    """--hot/--cold hints in order; a --why right after a hint is that hint's, any other --why
+    is the call's (one at most); --action belongs to the --cold before it."""
+    from loa_mem.advise import Hint
+
+    hints: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    overall: str | None = None
+    for name, value in _options(argv):
+        if name in ("--hot", "--cold"):
+            current = {"kind": name[2:], "path": value, "why": None, "action": None}
+            hints.append(current)
+        elif name == "--action":
+            if current is None or current["kind"] != "cold" or current["action"] is not None:
+                raise Refused("--action must follow the --cold it is about",
+                              "for example --cold build.log --action archive --why 'old'")
+            current["action"] = value
+        elif name == "--why":
+            if current is not None and current["why"] is None:
+                current["why"] = value
+            elif overall is None:
+                overall = value
+            else:
+                raise Refused("more than one --why for the whole call",
+                              "put each hint's --why right after its --hot or --cold")
+        else:
+            current = None
+    made = [(h["kind"], Hint(h["path"], h["why"], h["action"] or (
+        "delete_from_working_set" if h["kind"] == "cold" else None))) for h in hints]
+    return ([h for k, h in made if k == "hot"], [h for k, h in made if k == "cold"], overall)
+
+
+def _request(argv: list[str], from_stdin: bool, referenced: list[str],
+             trigger_gc: bool) -> AdviseRequest:
+    from loa_mem.advise import AdviseRequest, request_from_json
+
+    hot, cold, why = _hints(argv)
+    if not from_stdin:
+        return AdviseRequest(why, tuple(hot), tuple(cold), tuple(referenced), trigger_gc)
+    if hot or cold:
+        raise Refused("hints came both as options and as JSON on stdin", "use one or the other")
+    text = sys.stdin.read()
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise Refused(f"stdin is not JSON: {error}",
+                      'send a memory.advise object, e.g. {"why": "...", "hot": [{"path": "x"}]}'
+                      ) from None
+    parsed = request_from_json(data)
+    return AdviseRequest(parsed.why, parsed.hot, parsed.cold, tuple(referenced),
+                         parsed.trigger_gc or trigger_gc)
+
+
+def advise(
+    ctx: typer.Context,
+    source: Annotated[str | None, typer.Argument(
+        help="- reads a memory.advise JSON object from stdin: {hot, cold, trigger_gc, why}.",
+        show_default=False)] = None,
+    hot: Annotated[list[str] | None, typer.Option(
+        "--hot", help="A file to keep in the working set; repeat.", show_default=False)] = None,
+    cold: Annotated[list[str] | None, typer.Option(
+        "--cold", help="A file to evict; repeat.", show_default=False)] = None,
+    action: Annotated[list[str] | None, typer.Option(
+        "--action", help="For the --cold before it: delete_from_working_set (default), "
+        "summarize_then_evict, archive or compress.", show_default=False)] = None,
+    why: Annotated[list[str] | None, typer.Option(
+        "--why", help="Why: right after a --hot or --cold it is that hint's, else the call's.",
+        show_default=False)] = None,
+    referenced: Annotated[list[str] | None, typer.Option(
+        "--referenced", help="A file the user referenced: promoted to hot; repeat.",
+        show_default=False)] = None,
+    trigger_gc: Annotated[bool, typer.Option("--trigger-gc", help="Run gc afterwards.")] = False,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Record hot and cold hints for the working set; loa-mem answers each.
+
+    Each hint is honored, deferred, overridden or promoted, with a reason (memory_actions)."""
+    from loa_mem.advise import advise as do_advise
+
+    del hot, cold, action, why
+    if source not in (None, "-"):
+        raise Refused(f"unexpected argument {source!r}", "pass - to read JSON from stdin")
+    request = _request(list(ctx.meta.get("loa_mem.argv") or []), source == "-",
+                       referenced or [], trigger_gc)
+    emit(do_advise(_store(root), request, events.actor(), not no_commit), as_json,
+         views.advised)
+
+
+def gc(
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would happen; write "
+                                          "nothing.")] = False,
+    trigger: Annotated[str | None, typer.Option(
+        "--trigger", help="session_end, explicit, budget_pressure or time (default: explicit, "
+        "or budget_pressure with --budget).", show_default=False)] = None,
+    budget: Annotated[int | None, typer.Option(
+        "--budget", help="Context budget in tokens: act only above 80% of it.",
+        show_default=False)] = None,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Shrink the working set and archive stale entries; log a gc_report.
+
+    Cold files are evicted, summarized, archived or compressed; expired, superseded and
+    ineffective entries move to the archive."""
+    from loa_mem.gc import gc as do_gc
+
+    chosen = trigger or ("budget_pressure" if budget is not None else "explicit")
+    emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit), as_json,
+         views.gc_report)
+
+
+def summarize(
+    paths: Annotated[list[str], typer.Argument(help="Files to summarize.", show_default=False)],
+    style: Annotated[str, typer.Option("--style", help="bullet, narrative, schema, diff or "
+                                       "decision.")] = "bullet",
+    text: Annotated[str | None, typer.Option(
+        "--text", help="The summary (what the model wrote); - reads stdin.",
+        show_default=False)] = None,
+    name: Annotated[str | None, typer.Option(
+        "--name", help="File name in the summaries folder (default: from the paths).",
+        show_default=False)] = None,
+    extractive: Annotated[bool, typer.Option(
+        "--extractive", help="Use the built-in extractive summary even when a summarizer "
+        "command is configured.")] = False,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Write a summary with backlinks; point each source's sidecar at it."""
+    from loa_mem.summarize import summarize as do_summarize
+
+    if text == "-":
+        text = sys.stdin.read()
+    emit(do_summarize(_store(root), paths, style, text, name, events.actor(), not no_commit,
+                      extractive), as_json, views.summarized)
+
+
+def meta(
+    path: Annotated[str, typer.Argument(help="A working-tree file.", show_default=False)],
+    set_: Annotated[list[str] | None, typer.Option(
+        "--set", help="key=value: title, summary, tags (a,b), links, pin, superseded_by, "
+        "custom.NAME; repeat.", show_default=False)] = None,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
+) -> None:
+    """Show a file's .meta.yml sidecar and its hotness, or edit it with --set."""
+    from loa_mem import meta_commands
+
+    store = _store(root)
+    if set_:
+        result = meta_commands.set_fields(store, path, set_, events.actor(), not no_commit)
+    else:
+        result = meta_commands.show(store, path)
+    emit(result, as_json, views.meta_shown)
+
+
+def pin(path: Annotated[str, typer.Argument(help="A working-tree file.", show_default=False)],
+        root: Root = None, no_commit: NoCommit = False, as_json: Json = False) -> None:
+    """Pin a file: never evicted, always in the working set."""
+    from loa_mem import meta_commands
+
+    emit(meta_commands.pin(_store(root), path, True, events.actor(), not no_commit), as_json,
+         views.meta_shown)
+
+
+def unpin(path: Annotated[str, typer.Argument(help="A working-tree file.", show_default=False)],
+          root: Root = None, no_commit: NoCommit = False, as_json: Json = False) -> None:
+    """Unpin a file: gc may evict it again."""
+    from loa_mem import meta_commands
+
+    emit(meta_commands.pin(_store(root), path, False, events.actor(), not no_commit), as_json,
+         views.meta_shown)
+
+
+def add_commands(app: typer.Typer) -> None:
+    app.command(cls=_KeepsOrder)(advise)
+    for command in (gc, summarize, meta, pin, unpin):
+        app.command()(command)
+
+
+def check(store: Store, paths: list[str] | None) -> Iterable[Problem]:
+    from loa_mem.working_set_check import check as do_check
+
+    return do_check(store, paths)
+
+
+def managed_dirs(store: Store) -> list[str]:
+    from loa_mem.workingset import SIDECAR_SUFFIX, settings
+
+    s = settings(store)
+    return [s.dir, s.summaries_dir, s.archive_dir, "*" + SIDECAR_SUFFIX]
