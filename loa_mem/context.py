@@ -198,14 +198,17 @@ def _agents(side: dict[str, Any], names: tuple[str, ...]) -> list[Candidate]:
 
 
 def _working_set(side: dict[str, Any]) -> list[Candidate]:
+    """The hot list by touches, without the pinned files (listed above it already)."""
     section = Section("working_set", "Hot working set")
-    keep = sorted(side.get("hot") or [], key=lambda k: (-int(k.get("touches") or 0),
-                                                         str(k.get("path"))))
+    pinned = {p["path"] for p in side.get("pinned") or []}
+    keep = sorted((k for k in side.get("hot") or [] if k.get("path") not in pinned),
+                  key=lambda k: (-int(k.get("touches") or 0), str(k.get("path"))))
     found = []
     for item in keep:
         why = f": {item['why']}" if item.get("why") else ""
         touches = int(item.get("touches") or 0)
-        found.append((section, _one_line(f"- `{item.get('path')}`{why} ({touches} touches)"),
+        count = f"{touches} touch" + ("" if touches == 1 else "es")
+        found.append((section, _one_line(f"- `{item.get('path')}`{why} ({count})"),
                       item))
     return found
 
@@ -268,8 +271,9 @@ def _header(db: Connection, now_iso: str, options: Options, side: dict[str, Any]
         "SELECT count(*) FROM entries WHERE retired=0 AND superseded_by IS NULL "
         "AND (expires_at IS NULL OR expires_at>?)", (now_iso,)).fetchone()
     about = f" about {options.query!r}" if options.query else ""
+    noun = "memory" if active == 1 else "memories"
     lines = ["# Project memory (loa-mem)",
-             f"{now_iso} · {active} active memories · showing the most relevant{about}; "
+             f"{now_iso} · {active} active {noun} · showing the most relevant{about}; "
              "`loa-mem recall QUERY` finds more."]
     others = [a for a in side.get("agent_names") or [] if a not in options.agents]
     if others and not options.agents:

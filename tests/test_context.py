@@ -187,3 +187,19 @@ def test_help_lists_context(store: Path) -> None:
     done = run_loa_mem(store, "--help")
     assert "context" in done.stdout and "hooks" in done.stdout
     assert "--budget TOKENS" in run_loa_mem(store, "context", "--help").stdout
+
+
+def test_the_working_set_commands_feed_the_block(cli: Cli, store: Path,
+                                                 mixed: dict[str, str]) -> None:
+    (store / "src").mkdir()
+    (store / "src/parser.py").write_text("x = 1\n", encoding="utf-8")
+    (store / "docs").mkdir()
+    (store / "docs/arch.md").write_text("# Architecture\n", encoding="utf-8")
+    context(store)
+    cli.ok("advise", "--hot", "src/parser.py", "--why", "Debugging the parser")
+    cli.ok("pin", "docs/arch.md")
+    cli.ok("meta", "docs/arch.md", "--set", "summary=How the parts fit")
+    text = context(store)
+    assert "\n## Pinned\n- `docs/arch.md`: arch — How the parts fit\n" in text  # title: the stem
+    assert text.endswith("\n## Hot working set\n"
+                         "- `src/parser.py`: Debugging the parser (1 touch)\n")

@@ -69,7 +69,9 @@ def test_session_start_hook_as_written_prints_the_block(cli: Cli, store: Path) -
         shell.stdout)
 
 
-def test_session_end_hook_as_written_runs(store: Path) -> None:
+def test_session_end_hook_as_written_runs_gc(cli: Cli, store: Path) -> None:
+    expired = support.remember(cli, "An error whose fix shipped.", "error",
+                               now="2025-12-01T10:30:00Z")
     assert run_loa_mem(store, "hooks", "install", "--claude-code").returncode == 0
     command = our_command(settings_of(store), "SessionEnd")
     payload = {"session_id": "s-1", "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
@@ -77,6 +79,8 @@ def test_session_end_hook_as_written_runs(store: Path) -> None:
                            env=path_env(), capture_output=True, text=True, check=False)
     assert shell.returncode == 0, shell.stderr
     assert "Traceback" not in shell.stderr
+    assert [e["id"] for e in support.entries(store, "error", archive=True)] == [expired]
+    assert support.events(store)[-1]["op"] == "gc"
 
 
 def test_claude_code_install_merges_and_uninstall_restores(store: Path) -> None:
