@@ -282,12 +282,16 @@ def _header(db: Connection, now_iso: str, options: Options, side: dict[str, Any]
     return "\n".join(lines) + "\n"
 
 
-_KIND = {"memories": "memories", "working_set": "hot files", "pinned": "pinned files",
-         "expiring": "expiry warnings", "preferences": "preferences", "agents": "agent memories"}
+_KIND = {"memories": ("memory", "memories"), "working_set": ("hot file", "hot files"),
+         "pinned": ("pinned file", "pinned files"),
+         "expiring": ("expiry warning", "expiry warnings"),
+         "preferences": ("preference", "preferences"),
+         "agents": ("agent memory line", "agent memory lines")}
 
 
 def _cut_note(budget: int, cut: dict[str, int]) -> str:
-    parts = ", ".join(f"{n} {_KIND.get(k, k)}" for k, n in cut.items())
+    said = [f"{n} {_KIND.get(k, (k, k))[n != 1]}" for k, n in cut.items()]
+    parts = ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1]
     return (f"_Cut to fit {budget} tokens: left out {parts}. "
             "A larger `--budget` shows them._\n")
 
