@@ -54,12 +54,18 @@ def atomic_write(path: Path, text: str | bytes) -> None:
     except FileNotFoundError:
         mode = 0o644
     data = text.encode("utf-8") if isinstance(text, str) else text
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(tmp, mode)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        # A failed write (disk full, interrupted) leaves the old file and no stray temp file
+        # for `loa-mem commit` to pick up later.
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def locate_top(root: str | None) -> Path:

@@ -1,0 +1,84 @@
+"""Crash safety (spec section 5): files are replaced atomically, so a failed or killed write
+leaves every grimoire file either as it was or as it should be, and no temporary file behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import support
+from tests.conftest import Cli, run_loa_mem
+
+
+def _temporary_files(store: Path) -> list[str]:
+    return sorted(p.name for p in (store / "grimoires").rglob("*") if p.name.endswith(".tmp"))
+
+
+def test_no_temporary_file_is_left_after_writes(cli: Cli, store: Path) -> None:
+    first = support.remember(cli, "The service is written in Go.", "fact")
+    cli.ok("supersede", first, "The service is written in Go 1.22.")
+    cli.ok("feedback", "MEM-20260201-002", "--success")
+    cli.ok("archive", "MEM-20260201-002")
+    cli.ok("restore", "MEM-20260201-002")
+    cli.ok("forget", first, "--reason", "old")
+
+    assert _temporary_files(store) == []
+    assert support.porcelain(store) == ""
+
+
+@pytest.mark.parametrize("failing", ["replace", "fsync"])
+def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(
+        cli: Cli, store: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
+    support.remember(cli, "The service is written in Go.", "fact")
+    before, commits = support.snapshot(store), support.commit_count(store)
+
+    def disk_full(*_: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, failing, disk_full)
+        outcome = cli("remember", "A fact that never lands.", "-c", "fact")
+
+    assert outcome.code != 0
+    assert "Traceback" not in outcome.stderr
+    assert _temporary_files(store) == []
+    assert support.snapshot(store) == before
+    assert support.commit_count(store) == commits
+    # The store is still usable, and the id that never landed is free again.
+    assert support.remember(cli, "A fact that lands.", "fact") == "MEM-20260201-002"
+    cli.ok("validate")
+
+
+WRITER = """
+import sys
+from loa_mem.cli.app import run
+for n in range(1000):
+    if run(["remember", f"Entry {n} written while being killed.", "-c", "fact"]):
+        sys.exit(1)
+"""
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_killed_writer_leaves_parseable_files(store: Path, seed: int) -> None:
+    writer = subprocess.Popen([sys.executable, "-c", WRITER], cwd=store,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert writer.stdout is not None
+    for _ in range(2 + seed):  # let it finish a few writes, then kill it somewhere in the next
+        assert "remembered" in writer.stdout.readline()
+    os.kill(writer.pid, signal.SIGKILL)
+    writer.wait()
+
+    result = run_loa_mem(store, "validate", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    ids = support.all_ids(store)
+    assert len(ids) == len(set(ids)) >= 2 + seed
+    # The lock died with the writer; the next writer neither waits nor reuses an id.
+    after = run_loa_mem(store, "remember", "After the crash.", "-c", "fact", "--json",
+                        env={"LOA_MEM_LOCK_TIMEOUT": "2"})
+    assert after.returncode == 0, after.stderr
+    assert len(set(support.all_ids(store))) == len(ids) + 1
