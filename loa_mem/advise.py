@@ -113,24 +113,28 @@ class _Turn:
 
 
 def _resolve(store: Any, request: AdviseRequest) -> AdviseRequest:
-    def fix(hint: Hint) -> Hint:
+    def located(hint: Hint) -> Hint:
         if hint.action is not None and hint.action not in ws.ACTIONS:
             raise Refused(f"unknown action {hint.action!r} for {hint.path}",
                           f"use one of: {', '.join(ws.ACTIONS)}")
+        return Hint(ws.existing_file(store, hint.path), hint.why, hint.action)
+
+    def explained(hint: Hint) -> Hint:
         why = hint.why or request.why
         if not why or not why.strip():
             raise Refused(f"say why for {hint.path}", "pass --why (for each hint, or once)")
-        return Hint(ws.existing_file(store, hint.path), why.strip(), hint.action)
+        return Hint(hint.path, why.strip(), hint.action)
 
-    hot = tuple(fix(h) for h in request.hot)
-    cold = tuple(fix(h) for h in request.cold)
+    hot = tuple(located(h) for h in request.hot)
+    cold = tuple(located(h) for h in request.cold)
     referenced = tuple(dict.fromkeys(ws.existing_file(store, p) for p in request.referenced))
     named = [h.path for h in hot + cold]
     twice = sorted({p for p in named if named.count(p) > 1})
     if twice:
         raise Refused(f"{twice[0]} is hinted more than once in one call",
                       "give each path one hint: hot or cold")
-    return AdviseRequest(request.why, hot, cold, referenced, request.trigger_gc)
+    return AdviseRequest(request.why, tuple(explained(h) for h in hot),
+                         tuple(explained(h) for h in cold), referenced, request.trigger_gc)
 
 
 def uncommitted(top: Path, paths: list[str]) -> set[str]:

@@ -27,7 +27,8 @@ DEFAULTS: dict[str, Any] = {
             "fact": {"ttl": "permanent", "confidence_required": 0.8, "storage_file": "facts.yaml"},
             "decision": {"ttl": "permanent", "confidence_required": 0.9,
                          "storage_file": "decisions.yaml"},
-            "learning": {"ttl": "90d", "confidence_required": 0.7, "storage_file": "learnings.yaml"},
+            "learning": {"ttl": "90d", "confidence_required": 0.7,
+                         "storage_file": "learnings.yaml"},
             "error": {"ttl": "30d", "confidence_required": 0.6, "storage_file": "errors.yaml"},
             "preference": {"ttl": "permanent", "confidence_required": 0.5,
                            "storage_file": "preferences.yaml"},
@@ -41,6 +42,14 @@ DEFAULTS: dict[str, Any] = {
 }
 
 BUILTIN: dict[str, Any] = {"git": {"auto_commit": True, "lock_timeout_seconds": 10}}
+# The working set of spec section 7 (read by loa_mem.workingset.Settings).
+BUILTIN["working_set"] = {
+    "dir": "grimoires/loa/working-set", "summaries_dir": "grimoires/loa/summaries",
+    "archive_dir": "grimoires/loa/working-set/archive", "untouched_turns": 10,
+    "untouched_minutes": 120, "defer_turns": 1, "summarize_over_lines": 500,
+    "context_budget": None, "keep": ["**/constitution.md", "**/CONSTITUTION.md"],
+    "summarizer": {"command": None, "timeout_seconds": 120},
+}
 
 
 @dataclass(frozen=True)
@@ -88,7 +97,8 @@ class Config:
 
     @property
     def lock_timeout(self) -> float:
-        return float(os.environ.get("LOA_MEM_LOCK_TIMEOUT") or self.data["git"]["lock_timeout_seconds"])
+        configured = self.data["git"]["lock_timeout_seconds"]
+        return float(os.environ.get("LOA_MEM_LOCK_TIMEOUT") or configured)
 
 
 def merged(overrides: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:

@@ -74,12 +74,16 @@ def settings(store: Any) -> Settings:
 
 # -- paths ------------------------------------------------------------------------------------
 def relative(store: Any, given: str) -> str:
-    """`given` (absolute, or relative to the current directory) as a path inside the store."""
+    """`given` as a path inside the store: absolute, or relative to the current directory when
+    that is inside the store (as a shell user means it), else to the store root (--root from
+    elsewhere, a model naming files from the project root)."""
     if not given.strip():
         raise Refused("an empty path", "name a file in the working tree")
     path = Path(given)
-    absolute = path if path.is_absolute() else Path.cwd() / path
     top = Path(store.top)
+    cwd = Path.cwd()
+    base = cwd if cwd == top or top in cwd.parents else top
+    absolute = path if path.is_absolute() else base / path
     try:
         rel = Path(os.path.normpath(absolute)).relative_to(top)
     except ValueError:

@@ -58,13 +58,15 @@ def _options(argv: list[str]) -> Iterable[tuple[str, str]]:
 
 
 def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
-    """--hot/--cold hints in order; a --why right after a hint is that hint's, any other --why
-    is the call's (one at most); --action belongs to the --cold before it."""
+    """--hot/--cold hints in order. A --why right after a hint (or its --action) is that hint's;
+    hints without one take the call's why: a --why given before any hint, else the last --why.
+    --action belongs to the --cold before it."""
     from loa_mem.advise import Hint
 
     hints: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
-    overall: str | None = None
+    before_hints: str | None = None
+    last: str | None = None
     for name, value in _options(argv):
         if name in ("--hot", "--cold"):
             current = {"kind": name[2:], "path": value, "why": None, "action": None}
@@ -75,15 +77,15 @@ def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
                               "for example --cold build.log --action archive --why 'old'")
             current["action"] = value
         elif name == "--why":
+            last = value
             if current is not None and current["why"] is None:
                 current["why"] = value
-            elif overall is None:
-                overall = value
-            else:
-                raise Refused("more than one --why for the whole call",
-                              "put each hint's --why right after its --hot or --cold")
+            elif not hints:
+                before_hints = value
+            current = None
         else:
             current = None
+    overall = before_hints or last
     made = [(h["kind"], Hint(h["path"], h["why"], h["action"] or (
         "delete_from_working_set" if h["kind"] == "cold" else None))) for h in hints]
     return ([h for k, h in made if k == "hot"], [h for k, h in made if k == "cold"], overall)
