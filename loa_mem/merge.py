@@ -173,6 +173,7 @@ class _Job:
     marker: int
     out: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    seen_lines: set[str] = field(default_factory=set)
 
     def data(self, side: _Side, memory_id: str) -> dict[str, Any] | None:
         item = side.items.get(memory_id)
@@ -224,11 +225,16 @@ class _Job:
             return []
         if base is not None:
             return [self.conflict(memory_id)]
-        known = set(self.ours.lines) | set(self.base.lines)
+        known = self.known()
         gap = self.theirs.gaps.get(memory_id, [])
         fresh = [line for line in gap if line.strip() and line not in known]
         blank = [line for line in gap if not line.strip()] if not fresh else []
         return [*blank, *fresh, _reindent(self.theirs.span(memory_id), self.ours.indent)]
+
+    def known(self) -> set[str]:
+        if not self.seen_lines:
+            self.seen_lines = set(self.ours.lines) | set(self.base.lines)
+        return self.seen_lines
 
     def run(self) -> str:
         self.out += self.gap("^")

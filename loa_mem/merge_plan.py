@@ -117,8 +117,13 @@ def _event_ids(snap: Snapshot) -> tuple[set[str], set[str]]:
     return used, forgotten
 
 
-def _mentions(snap: Snapshot, memory_id: str) -> set[str]:
-    return {p for p, t in snap.texts.items() if t and memory_id in set(MEM_ID.findall(t))}
+def _mentions(snap: Snapshot) -> dict[str, set[str]]:
+    """Every id named anywhere in the snapshot's files, and the files that name it."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for path, text in snap.texts.items():
+        for memory_id in set(MEM_ID.findall(text or "")):
+            found[memory_id].add(path)
+    return found
 
 
 def _retired(snap: Snapshot, layout: Layout, forgotten: set[str]) -> frozenset[str]:
@@ -163,9 +168,10 @@ def decide(sides: _Sides, layout: Layout, later: str, label: str) -> Decision:
     rename_ours: dict[str, str] = {}
     rename_theirs: dict[str, str] = {}
     unfixable: list[str] = []
+    named_theirs, named_ours = _mentions(sides.theirs), _mentions(sides.ours)
     for memory_id in clashes:
         day, _ = model.split_id(memory_id)
-        in_theirs, in_ours = _mentions(sides.theirs, memory_id), _mentions(sides.ours, memory_id)
+        in_theirs, in_ours = named_theirs.get(memory_id, set()), named_ours.get(memory_id, set())
         if not (in_theirs and in_ours):
             continue
         if in_theirs <= sides.driven:
