@@ -20,7 +20,7 @@ from loa_mem.clock import parse
 from loa_mem.model import normalize as normalized
 from loa_mem.model import tier
 
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -34,6 +34,10 @@ CREATE TABLE IF NOT EXISTS entries(
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
+-- Covers the live-entry filters (recall's candidates, the context's counts and expiry
+-- warnings) so they read this index instead of every row's JSON.
+CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expires_at,
+    confidence, category, created_ts, tier, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
     tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS used_ids(day TEXT PRIMARY KEY, max_seq INTEGER);
