@@ -269,17 +269,68 @@ def _represent_null(representer: Any, _: None) -> Any:
     return representer.represent_scalar("tag:yaml.org,2002:null", "null")
 
 
+def _nested_indents(lines: list[str]) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indents of the block collections under the item's keys, as
+    written (ruamel applies one setting to a whole document, so it is read from the item)."""
+    import itertools
+    import re
+
+    mapping, sequence, offset = 2, 2, 0
+    found_map = found_seq = False
+    body = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    scalar_at = -1  # the column of a key whose block scalar (| or >) is being skipped
+    for line, following in itertools.pairwise(body):
+        column = len(line) - len(line.lstrip())
+        if scalar_at >= 0 and column > scalar_at:
+            continue
+        head = line.split("#", 1)[0].rstrip()
+        scalar_at = column if re.search(r":\s*[|>][-+0-9]*$", head) else -1
+        if not head.endswith(":"):
+            continue
+        inner = len(following) - len(following.lstrip())
+        if inner <= column:
+            continue
+        stripped = following.lstrip()
+        if stripped.startswith("- ") and not found_seq:
+            after = len(stripped) - len(stripped[1:].lstrip()) - 1
+            offset, sequence, found_seq = inner - column, inner - column + 1 + after, True
+        elif not stripped.startswith("-") and not found_map:
+            mapping, found_map = inner - column, True
+    return mapping, max(sequence, offset + 2), offset
+
+
 def edit_item(item_text: str, indent: int, change: Callable[[Any], None]) -> str:
     """Round-trip one list item's lines through ruamel, apply `change` to its mapping, and
-    return the new lines. Comments and formatting inside the item survive."""
+    return the new lines. Comments, quoting and the item's own indentation survive, so only the
+    lines the change is about differ."""
     import io
+    import re
 
+    text = _unshift(item_text, indent)
+    lines = text.splitlines(keepends=True)
+    lead = re.match(r"-[ ]+(?=[^\s#])", lines[0]) if lines else None
+    if lead is None:  # an unusual item ("-" alone on its line): ruamel's default layout
+        rt = _round_trip()
+        document = rt.load(text)
+        change(document[0])
+        out = io.StringIO()
+        rt.dump(document, out)
+        return _shift(out.getvalue(), indent)
+    column = lead.end()
+    body = [lines[0][column:]] + [line[column:] if line[:column].isspace() else line.lstrip(" ")
+                                  for line in lines[1:]]
     rt = _round_trip()
-    document = rt.load(_unshift(item_text, indent))
-    change(document[0])
+    mapping, sequence, offset = _nested_indents(body)
+    rt.indent(mapping=mapping, sequence=sequence, offset=offset)
+    document = rt.load("".join(body))
+    change(document)
     out = io.StringIO()
     rt.dump(document, out)
-    return _shift(out.getvalue(), indent)
+    dumped = out.getvalue().splitlines(keepends=True)
+    pad = " " * column
+    rebuilt = [lines[0][:column] + dumped[0]] + [pad + line if line.strip() else line
+                                                 for line in dumped[1:]]
+    return _shift("".join(rebuilt), indent)
 
 
 def plain(value: Any) -> Any:
