@@ -25,6 +25,10 @@ def _one(cli: Cli) -> None:
     support.remember(cli, "The service is written in Go.", "fact")
 
 
+def _one_error(cli: Cli) -> None:
+    support.remember(cli, "Flaky: clear the cache.", "error")
+
+
 def _archived(cli: Cli) -> None:
     _one(cli)
     cli.ok("archive", OLD)
@@ -45,8 +49,7 @@ CASES: dict[str, tuple[Callable[[Cli], None], tuple[str, ...], str, list[str], l
     "archive": (_one, ("archive", OLD), "loa-mem archive: ",
                 [f"{A}/facts.yaml", EVENTS, f"{M}/facts.yaml"], [OLD]),
     "archive-expired": (
-        lambda c: support.remember(c, "Flaky: clear the cache.", "error"),
-        ("archive", "--expired"), "loa-mem archive: ",
+        _one_error, ("archive", "--expired"), "loa-mem archive: ",
         [f"{A}/errors.yaml", EVENTS, f"{M}/errors.yaml"], [OLD]),
     "restore-archived": (_archived, ("restore", OLD), f"loa-mem restore: {OLD}",
                          [f"{A}/facts.yaml", EVENTS, f"{M}/facts.yaml"], [OLD]),
