@@ -17,6 +17,7 @@ This module is imported by the hook: standard library, `clock`, `scoring` and `t
 from __future__ import annotations
 
 import json
+import math
 import os
 
 from loa_mem import clock, scoring, tokens
@@ -140,18 +141,17 @@ def _summary(data: dict[str, Any]) -> str:
 
 
 def _memories(db: Connection, memory: dict[str, Any], options: Options, now_iso: str,
-              per_category: int) -> tuple[list[Section], list[Candidate]]:
+              per_category: int, shortlist: list[str] | None) -> tuple[list[Section],
+                                                                    list[Candidate]]:
     """One section per category (in the config's order) and each category's top entries by
-    recall's score, best first across categories."""
+    recall's score, best first across categories. Without a query, the ranking runs over the
+    `shortlist` when one is given (see `shortlist`), else over every live entry."""
     sections = {name: Section(f"memories:{name}", _PLURAL.get(name, name.title()),
                               ("## Memories", f"### {_PLURAL.get(name, name.title())}"))
                 for name in memory["categories"]}
-    retrieval = memory.get("retrieval") or {}
-    where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
-    rows = scoring.ranked(db, where, args, query=options.query,
-                          recency_weight=float(retrieval.get("recency_weight", 0.2)),
-                          now_ts=clock.parse(now_iso).timestamp(),
-                          limit=per_category * len(sections), per_category=per_category)
+    ids = None if options.query else shortlist
+    rows = [] if ids == [] else _ranked(db, memory, options.query, now_iso, per_category,
+                                        per_category * len(sections), ids)
     found: list[Candidate] = []
     for memory_id, confidence, _, _, _, total, _, _, data_text, category in rows:
         if category not in sections:
@@ -164,6 +164,77 @@ def _memories(db: Connection, memory: dict[str, Any], options: Options, now_iso:
                       {"id": memory_id, "category": category, "summary": summary,
                        "confidence": confidence, "score": round(total, 4), "tags": tags}))
     return list(sections.values()), found
+
+
+def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, per_category: int,
+            limit: int, ids: list[str] | None = None) -> list[Any]:
+    retrieval = memory.get("retrieval") or {}
+    where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
+    if ids:
+        where.append(f"e.id IN ({','.join('?' * len(ids))})")
+        args.extend(ids)
+    return scoring.ranked(db, where, args, query=query,
+                          recency_weight=float(retrieval.get("recency_weight", 0.2)),
+                          now_ts=clock.parse(now_iso).timestamp(), limit=limit,
+                          per_category=per_category)
+
+
+# -- the shortlist: ranking every live entry once, not at every session start ----------------------
+SHORTLIST_FACTOR = 10
+
+
+def _ranking_key(config: dict[str, Any]) -> list[Any]:
+    memory = config["memory_schema"]
+    retrieval = memory.get("retrieval") or {}
+    return [float(retrieval.get("min_confidence", 0.6)),
+            float(retrieval.get("recency_weight", 0.2)), int(settings(config)["per_category"]),
+            list(memory["categories"])]
+
+
+def shortlist(db: Connection, config: dict[str, Any], now_iso: str) -> dict[str, Any]:
+    """The ids among which each category's top K entries (K = per_category) are found from
+    `now_iso` until `until`, and the ranking settings they hold for.
+
+    Scoring every live entry costs ~100 ms at 10,000 entries, more than the hook's budget, so
+    the slow path keeps each category's top 10 K and the fast path ranks only those, exactly as
+    recall would. That is exact for as long as no entry outside them can overtake the K-th:
+    scores move only through recency, and the difference between two entries' scores changes
+    by at most w * ln 2 / 30 per day (the steepest slope of w * 0.5 ** (age / 30)), so the
+    shortlist holds while that drift stays under the gap between the K-th score and the best
+    score left out, and until the first listed entry expires. The grimoire files' signatures
+    in the side cache make it stale on any change of the entries themselves."""
+    key = _ranking_key(config)
+    top, weight = key[2], key[1]
+    keep = top * SHORTLIST_FACTOR
+    memory = config["memory_schema"]
+    start = clock.parse(now_iso).timestamp()
+    until = math.inf
+    drift = weight * math.log(2) / (scoring.HALF_LIFE_DAYS * 86400)  # score per second
+    by_category: dict[str, list[Any]] = {}
+    for row in _ranked(db, memory, "", now_iso, keep + 1, (keep + 1) * len(key[3])):
+        by_category.setdefault(row[9], []).append(row)
+    ids = []
+    for rows in by_category.values():
+        if len(rows) > keep and drift > 0:
+            until = min(until, start + (rows[top - 1][5] - rows[keep][5]) / drift)
+        for row in rows[:keep]:
+            ids.append(row[0])
+            expires = json.loads(row[8]).get("expires_at")
+            if expires:
+                until = min(until, clock.parse(str(expires)).timestamp())
+    return {"key": key, "from": start, "until": None if until == math.inf else until,
+            "ids": ids}
+
+
+def shortlist_ids(side: dict[str, Any], config: dict[str, Any], now_iso: str) -> list[str] | None:
+    """The cached shortlist's ids when it holds at `now_iso` for these settings, else None."""
+    found = side.get("shortlist")
+    if not isinstance(found, dict) or found.get("key") != _ranking_key(config):
+        return None
+    now = clock.parse(now_iso).timestamp()
+    if now < found["from"] or (found["until"] is not None and now > found["until"]):
+        return None
+    return [str(i) for i in found["ids"]]
 
 
 def _preferences(lines: list[str], user: str | None) -> list[Candidate]:
@@ -246,7 +317,8 @@ def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options:
     conf = settings(config)
     budget = max(MIN_BUDGET, int(options.budget or conf["budget_tokens"]))
     memory = config["memory_schema"]
-    categories, ranked = _memories(db, memory, options, now_iso, int(conf["per_category"]))
+    categories, ranked = _memories(db, memory, options, now_iso, int(conf["per_category"]),
+                                   shortlist_ids(side, config, now_iso))
     candidates = [*_pinned(side), *_expiring(db, memory, now_iso),
                   *_preferences(preference_lines or [], options.user),
                   *_agents(side, options.agents), *ranked, *_working_set(side)]

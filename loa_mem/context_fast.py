@@ -9,8 +9,9 @@ imports only the standard library (argparse, json, sqlite3) and the light `conte
   signature its row in the index's `files` table records, and no row is missing;
 - the side cache (`context.json`, written by `context_sources`) was written by this version of
   loa-mem for this index, the events log has not grown since (a loa-mem command may have
-  created a sidecar it lists), each file it lists still has its signature, and it holds every
-  agent asked for.
+  created a sidecar it lists), each file it lists (grimoire files included) still has its
+  signature, it holds every agent asked for, and its shortlist of top memories still holds at
+  this time (`context.shortlist`).
 Anything else, including any error while reading, takes the slow path: open the `Store`, which
 refreshes the index, rebuild the side cache, and build the same block.
 """
@@ -24,7 +25,7 @@ import sqlite3
 import sys
 
 import loa_mem
-from loa_mem import context
+from loa_mem import clock, context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -223,6 +224,9 @@ def _fresh(top: str, options: context.Options
     with open(os.path.join(cache, SIDE_CACHE), encoding="utf-8") as handle:
         side_cache = json.load(handle)
     if not side_fresh(top, side_cache, config, options.agents):
+        return None
+    if not options.query and context.shortlist_ids(side_cache["side"], config,
+                                                   clock.now_iso()) is None:
         return None
     index_path = os.path.join(cache, "index.sqlite3")
     if not os.path.exists(index_path):

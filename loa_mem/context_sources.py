@@ -5,11 +5,13 @@ not grimoire files, as JSON, so that the hook never parses YAML while nothing ch
 
     {"format": 1, "loa_mem": VERSION, "index_schema": "4",
      "events": [EVENTS_LOG_PATH, SIZE],                  # size when this was built
-     "files": {RELATIVE_PATH: [MTIME_NS, SIZE] | null},  # every file read (null: absent)
+     "files": {RELATIVE_PATH: [MTIME_NS, SIZE] | null},  # every file read (null: absent),
+                                                         # the grimoire files included
      "side": {"pinned": [{"path", "title", "summary"}],  # .meta.yml sidecars with pin: true
               "hot": [{"path", "why", "since", "touches"}],   # hot.yml `keep`
               "agents": {NAME: {"memories": [...], "relationships": {...}}},
-              "agent_names": [NAME, ...]}}
+              "agent_names": [NAME, ...],
+              "shortlist": {"key", "from", "until", "ids"}}}    # see context.shortlist
 
 It is rebuilt by the slow path when `context_fast.side_fresh` says it is stale. Sidecars are
 found with `git ls-files` (tracked and untracked, ignored files excluded); a sidecar created by
@@ -23,7 +25,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 import loa_mem
-from loa_mem import context, git
+from loa_mem import clock, context, git
 from loa_mem.context_fast import SIDE_CACHE, SIDE_FORMAT, signature
 
 if TYPE_CHECKING:
@@ -58,6 +60,9 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
                    if (sidecar := _sidecar(top, config, name, files)) is not None},
         "agent_names": context.agent_names(top, config),
     }
+    for grimoire in store.grimoire_files():
+        files[grimoire.path] = signature(str(store.top / grimoire.path))
+    side["shortlist"] = context.shortlist(store.index.db, config, clock.now_iso())
     (schema,) = store.index.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
     events = signature(str(store.events_path))
     _write(store, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,

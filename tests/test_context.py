@@ -7,11 +7,12 @@ entry point (before typer); the in-process CLI must print the same block.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from loa_mem import tokens
+from loa_mem import clock, tokens
 from tests import support
 from tests.conftest import FIXED_NOW, Cli, run_loa_mem
 
@@ -203,3 +204,48 @@ def test_the_working_set_commands_feed_the_block(cli: Cli, store: Path,
     assert "\n## Pinned\n- `docs/arch.md`: arch — How the parts fit\n" in text  # title: the stem
     assert text.endswith("\n## Hot working set\n"
                          "- `src/parser.py`: Debugging the parser (1 touch)\n")
+
+
+def _generated(root: Path, per_category: int) -> None:
+    """`per_category` entries in each category, written as text (as a big store would be),
+    with spread-out confidences, ages and effectiveness tiers."""
+    floors = {"fact": 0.8, "decision": 0.9, "learning": 0.7, "error": 0.6, "preference": 0.5}
+    for c, (category, floor) in enumerate(floors.items()):
+        items = []
+        for n in range(per_category):
+            day = 1 + (n * 7 + c) % 28
+            confidence = round(floor + (1 - floor) * ((n * 37 + c) % 10) / 10, 2)
+            applications, successes = (n % 4) + 1, (n * 3) % ((n % 4) + 2)
+            items.append(
+                f"- id: MEM-202601{day:02d}-{100 + n}\n  category: {category}\n"
+                f"  content: Generated {category} {n} about the cache.\n"
+                f"  summary: Generated {category} {n}\n  confidence: {confidence}\n"
+                f"  source:\n    session_id: gen\n"
+                f"    timestamp: 2026-01-{day:02d}T{n % 24:02d}:00:00Z\n"
+                f"  ttl: permanent\n  expires_at: null\n  tags: []\n"
+                f"  effectiveness: {{applications: {applications}, "
+                f"successes: {min(successes, applications)}, score: "
+                f"{round(100 * min(successes, applications) / applications)}}}\n")
+        with open(support.grimoire(root, category), "a", encoding="utf-8") as handle:
+            handle.write("".join(items))
+
+
+@pytest.mark.parametrize(("later", "shortlist_holds"), [
+    ("2026-02-01T10:30:01Z", True), ("2026-02-01T18:00:00Z", True),
+    ("2026-02-02T10:30:00Z", True), ("2026-02-04T10:30:00Z", True),
+    ("2026-03-01T00:00:00Z", False)])
+def test_the_cached_shortlist_ranks_as_the_whole_store_does(store: Path, later: str,
+                                                            shortlist_holds: bool) -> None:
+    _generated(store, 80)
+    context(store)  # ranks every entry at FIXED_NOW and keeps each category's top 50
+    cache = store / ".git/loa-mem/context.json"
+    kept = cache.read_bytes()
+    shortlist = json.loads(kept)["side"]["shortlist"]
+    assert len(shortlist["ids"]) == 5 * 50  # each category's top 50 of 80
+    later_ts = clock.parse(later).timestamp()
+    assert (shortlist["until"] is None or later_ts <= shortlist["until"]) == shortlist_holds
+    at_later = {**os.environ, "LOA_MEM_NOW": later}
+    from_shortlist = run_loa_mem(store, "context", "--json", env=at_later).stdout
+    cache.unlink()
+    from_everything = run_loa_mem(store, "context", "--json", env=at_later).stdout
+    assert json.loads(from_shortlist)["sections"] == json.loads(from_everything)["sections"]
