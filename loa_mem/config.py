@@ -50,6 +50,11 @@ BUILTIN["working_set"] = {
     "context_budget": None, "keep": ["**/constitution.md", "**/CONSTITUTION.md"],
     "summarizer": {"command": None, "timeout_seconds": 120},
 }
+# The trust memory of spec section 8 (read by loa_mem.trust.Settings).
+BUILTIN["trust"] = {
+    "window_days": 90, "window_min_events": 5, "probation_rounds": 5, "start_score": 0.6,
+    "exclude_below": 0.2, "auto_check_hours": 24, "raw_event_limit": 100,
+}
 
 
 @dataclass(frozen=True)
