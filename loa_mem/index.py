@@ -9,6 +9,8 @@ writes never force a parse.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
@@ -185,11 +187,23 @@ class Index:
             self.db.execute("DELETE FROM entry_text WHERE rowid=?", (rowid,))
             self.db.execute("DELETE FROM entries WHERE rowid=?", (rowid,))
 
-    def shift(self, path: str, after_line: int, delta: int) -> None:
-        if delta:
-            self.db.execute(
-                "UPDATE entries SET first_line=first_line+?, last_line=last_line+? "
-                "WHERE path=? AND first_line>?", (delta, delta, path, after_line))
+    def shift_many(self, path: str, edits: list[tuple[int, int]]) -> None:
+        """Move each row of `path` by the sum of the deltas of the edits that end above it
+        (`edits`: (last line of the edited span, lines added or removed), sorted by line)."""
+        edits = [(line, delta) for line, delta in edits if delta]
+        if not edits:
+            return
+        ends = [line for line, _ in edits]
+        totals = list(itertools.accumulate(delta for _, delta in edits))
+        moves = []
+        for rowid, first in self.db.execute(
+                "SELECT rowid, first_line FROM entries WHERE path=? AND first_line>?",
+                (path, ends[0])).fetchall():
+            delta = totals[bisect.bisect_left(ends, first) - 1]
+            if delta:
+                moves.append((delta, delta, rowid))
+        self.db.executemany("UPDATE entries SET first_line=first_line+?, last_line=last_line+? "
+                            "WHERE rowid=?", moves)
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Row]:
         return [Row(r[0], r[1], r[2], bool(r[3]), r[4], r[5], json.loads(r[6]),

@@ -283,7 +283,9 @@ def _drop(items: list[Any], by_path: dict[str, Any], path: str) -> bool:
     if item is None:
         return False
     for n in range(len(items) - 1, -1, -1):
-        if items[n] is item or str(items[n].get("path")) == path:
+        found = items[n].get("path")
+        if items[n] is item or found == path or (not isinstance(found, str)
+                                                 and str(found) == path):
             del items[n]
     return True
 

@@ -18,7 +18,13 @@ from loa_mem.index import Index, Row, Signature, Span
 if TYPE_CHECKING:
     from loa_mem.store import Store, _FilePlan
 
-IndexStep = Callable[[Index], None]
+@dataclass(frozen=True)
+class Replacement:
+    """An entry's lines replaced (`located` None: removed), in the file's old line numbers."""
+
+    row: Row
+    located: yamlio.Located | None
+    delta: int
 
 
 @dataclass
@@ -28,11 +34,24 @@ class FileResult:
     in_archive: bool
     indent: int
     flow: bool
-    steps: list[IndexStep] = field(default_factory=list)
+    replacements: list[Replacement] = field(default_factory=list)
+    appended: list[Span] = field(default_factory=list)
 
     def update_index(self, index: Index, signature: Signature | None) -> None:
-        for step in self.steps:
-            step(index)
+        """Bring the file's rows to the new text in one pass: shifting the rows below each
+        replaced entry one replacement at a time costs a table scan each (gc archiving 750
+        entries spent 1.3 s there)."""
+        edits = sorted(self.replacements, key=lambda r: r.row.first_line)
+        index.delete_rows([r.row.rowid for r in edits])
+        index.shift_many(self.path, [(r.row.last_line, r.delta) for r in edits])
+        above = 0
+        for edit in edits:
+            if edit.located is not None:
+                span = edit.located.span(shift=edit.row.first_line - 1 + above)
+                index.insert(self.path, self.in_archive, [span])
+            above += edit.delta
+        if self.appended:
+            index.insert(self.path, self.in_archive, self.appended)
         index.set_file(self.path, signature, self.indent, self.flow)
 
 
@@ -87,7 +106,9 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
             edited = yamlio.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
             new_lines = edited.splitlines(keepends=True)
         lines[row.first_line - 1:row.last_line] = new_lines
-        result.steps.append(_replace_step(row, new_lines, path, grimoire.in_archive))
+        located = _parse_one("".join(new_lines), path) if new_lines else None
+        result.replacements.append(Replacement(
+            row, located, len(new_lines) - (row.last_line - row.first_line + 1)))
     if plan.appends or plan.raw_appends:
         lines = _ready_for_append(lines, index.count_in_file(path) > 0)
         pieces = [yamlio.dump_item(e, indent) for e in plan.appends]
@@ -96,27 +117,9 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
             located = _parse_one(piece, path)
             new_span = located.span(shift=len(lines))
             lines.extend(piece.splitlines(keepends=True))
-            result.steps.append(_insert_step(path, grimoire.in_archive, new_span))
+            result.appended.append(new_span)
     result.text = "".join(lines)
     return result
-
-
-def _replace_step(row: Row, new_lines: list[str], path: str, in_archive: bool) -> IndexStep:
-    delta = len(new_lines) - (row.last_line - row.first_line + 1)
-    located = _parse_one("".join(new_lines), path) if new_lines else None
-
-    def step(index: Index) -> None:
-        index.delete_rows([row.rowid])
-        index.shift(path, row.last_line, delta)
-        if located is not None:
-            index.insert(path, in_archive, [located.span(shift=row.first_line - 1)])
-    return step
-
-
-def _insert_step(path: str, in_archive: bool, span: Span) -> IndexStep:
-    def step(index: Index) -> None:
-        index.insert(path, in_archive, [span])
-    return step
 
 
 def _ready_for_append(lines: list[str], has_entries: bool) -> list[str]:

@@ -85,10 +85,19 @@ def _problem(path: str, error: yaml.YAMLError) -> InvalidFile:
 
 def load(text: str, path: str) -> Any:
     """Load any YAML document safely; a syntax error names file, line and column."""
+    loader = _Loader(text)
     try:
-        return yaml.load(text, Loader=_Loader)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        try:
+            return _build(node, loader)
+        except _Unusual:
+            return loader.construct_document(node)
     except yaml.YAMLError as error:
         raise _problem(path, error) from None
+    finally:
+        loader.dispose()
 
 
 def _last_line(node: Any) -> int:
