@@ -1,0 +1,91 @@
+"""Human views of the trust commands' results (JSON shapes live on the results)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from loa_mem.render import Block, Table
+
+if TYPE_CHECKING:
+    from loa_mem.commands.trust import Advocate, AgentTrust, Report
+    from loa_mem.commands.trust_events import Checked, Dissented, Overridden
+
+HISTORY_SHOWN = 10
+
+
+def _commit(sha: str | None) -> str:
+    return f" (commit {sha[:10]})" if sha else " (not committed)"
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _new(created: bool, agent: str) -> list[Block]:
+    return [f"new agent {agent}: sidecar created, on probation"] if created else []
+
+
+def dissented(r: Dissented) -> list[Block]:
+    d = r.depth
+    where = f" in {r.round_id}" if r.round_id else ""
+    return [*_new(r.created, r.agent),
+            f"dissent by {r.agent}{where} recorded{_commit(r.commit)}",
+            f"depth {d.depth:.2f} = length {d.length:.2f} ({d.words} words) + citations "
+            f"{d.citation_bonus:.2f} ({d.citations}) + novelty {d.novelty:.2f}",
+            f"trust {r.score_before:.4g} -> {r.score:.4g}; rounds {r.rounds}"
+            + ("; on probation" if r.probation else "")]
+
+
+def overridden(r: Overridden) -> list[Block]:
+    return [*_new(r.created, r.agent),
+            f"override of {r.agent} in {r.round_id} recorded{_commit(r.commit)}",
+            f"agent output {r.agent_output.path} vs human decision {r.human_decision.path}: "
+            f"similarity {r.similarity:.2f}",
+            f"regret is checked after {r.deadline} (trust check-reverts --round {r.round_id})",
+            f"trust {r.score_before:.4g} -> {r.score:.4g}"]
+
+
+def checked(r: Checked) -> list[Block]:
+    rows = [(c.agent, c.status, c.how, c.similarity_to_agent, c.similarity_to_human,
+             f"{c.score_before:.4g} -> {c.score:.4g}") for c in r.checks]
+    head = f"round {r.round_id}, final {r.final.path}" + (
+        _commit(r.commit) if r.commit else "; nothing changed")
+    return [head, Table(["agent", "status", "why", "sim agent", "sim human", "trust"], rows)]
+
+
+def standing(r: AgentTrust) -> list[Block]:
+    b = r.breakdown
+    lines: list[Block] = [
+        f"{r.agent}: trust {r.score:.4g}" + ("" if r.exists else " (no sidecar yet: a new agent)")
+        + (f"; on probation ({r.rounds} rounds)" if r.probation else f"; {r.rounds} rounds"),
+        f"impact ratio {_ratio(b.impact_ratio)}, mean depth {_ratio(b.mean_depth)} of 2 "
+        f"({b.dissents} dissents, {b.dissent_scope}); regret ratio {_ratio(b.regret_ratio)} "
+        f"({b.overrides} overrides, {b.override_scope})",
+        "score = .4 impact + .3 depth/2 + .3 (1 - regret), over the parts with data",
+    ]
+    recent = r.history[-HISTORY_SHOWN:]
+    if recent:
+        lines.append(Table(["time", "score", "reason", "round"],
+                           [(h.get("timestamp"), h.get("score"), h.get("reason"),
+                             h.get("round_id")) for h in recent], "score history"))
+    return lines
+
+
+def reported(r: Report) -> list[Block]:
+    if not r.agents:
+        return ["no agent has a sidecar yet"]
+    rows = [(a.agent, f"{a.score:.2f}", "yes" if a.probation else "no", a.rounds, a.dissents,
+             a.overrides, _ratio(a.breakdown.impact_ratio), _ratio(a.breakdown.mean_depth),
+             _ratio(a.breakdown.regret_ratio)) for a in r.agents]
+    return [Table(["agent", "score", "probation", "rounds", "dissents", "overrides",
+                   "impact", "depth", "regret"], rows, "agent trust")]
+
+
+def advocate(r: Advocate) -> list[Block]:
+    rows = [(c["agent"], f"{c['score']:.2f}", "yes" if c["probation"] else "no",
+             f"{100 * c['probability']:.1f}%" if c["eligible"] or r.fallback else "-",
+             c["excluded_because"] or "") for c in r.candidates]
+    note = "; nobody was eligible, so every candidate was" if r.fallback else ""
+    seed = f" (seed {r.seed})" if r.seed is not None else ""
+    return [f"devil's advocate: {r.chosen}{seed}{note}",
+            Table(["agent", "score", "probation", "chance", "excluded because"], rows)]

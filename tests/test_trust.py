@@ -1,0 +1,292 @@
+"""`loa-mem trust ...` against real repositories at a fixed time: what a user sees and what is
+committed. Expected numbers are worked out beside each assertion."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from loa_mem import features, yamlio
+from tests import support
+from tests.conftest import Cli, git
+
+SIDECARS = "grimoires/loa/agents"
+TEN_WORDS = "The plan ignores the existing REST tooling and its users"  # 10 words
+
+
+@pytest.fixture(autouse=True)
+def _until_sidecars_land(monkeypatch: pytest.MonkeyPatch) -> None:
+    """TEMPORARY: register the feature and the contract's sidecar IO while they are not in."""
+    import sys
+
+    import loa_mem
+    from tests import trust_sidecar_stub
+
+    if "loa_mem.cli.trust" not in features.FEATURES:
+        monkeypatch.setattr(features, "FEATURES", [*features.FEATURES, "loa_mem.cli.trust"])
+    try:
+        import loa_mem.sidecars
+    except ImportError:
+        monkeypatch.setitem(sys.modules, "loa_mem.sidecars", trust_sidecar_stub)
+        monkeypatch.setattr(loa_mem, "sidecars", trust_sidecar_stub, raising=False)
+
+
+def sidecar(root: Path, agent: str) -> dict[str, Any]:
+    path = root / SIDECARS / f"{agent}.yaml"
+    loaded: dict[str, Any] = yamlio.load(path.read_text(encoding="utf-8"), str(path))
+    return loaded
+
+
+def write(root: Path, rel: str, text: str) -> str:
+    (root / rel).parent.mkdir(parents=True, exist_ok=True)
+    (root / rel).write_text(text, encoding="utf-8")
+    return str(root / rel)
+
+
+# -- dissent ------------------------------------------------------------------------------
+def test_a_first_dissent_creates_the_sidecar_on_probation(cli: Cli, store: Path) -> None:
+    commits = support.commit_count(store)
+    data = cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--cite", "Accuracy",
+                  "--impact", "--round", "r1", "--json").json()
+
+    # depth: 10/50 = .2 + one citation .2 + novelty 0 (first dissent) = .4
+    assert data["depth"] == {"score": 0.4, "words": 10, "length": 0.2, "citations": 1,
+                             "citation_bonus": 0.2, "novelty": 0.0}
+    # impact 1, depth .4/2 = .2, no overrides: (.4 + .3 * .2) / .7 = .46 / .7 = .6571
+    assert (data["score_before"], data["score"]) == (0.6, 0.6571)
+    assert (data["probation"], data["rounds_participated"], data["created_sidecar"]) == (
+        True, 1, True)
+    assert support.commit_count(store) == commits + 1
+    assert sorted(support.changed_files(store)) == [f"{SIDECARS}/critic.yaml",
+                                                    "grimoires/loa/memory/events.jsonl"]
+    event = support.events(store)[-1]
+    assert (event["op"], event["agent"], event["round_id"], event["score"]) == (
+        "trust-dissent", "critic", "r1", 0.6571)
+    block = sidecar(store, "critic")["trust"]
+    assert block["dissent_history"][0]["rubric_citations"] == ["Accuracy"]
+    assert [h["reason"] for h in block["trust_score_history"]] == ["initial",
+                                                                    "dissent_impact_true"]
+    assert cli("validate").code == 0
+
+
+def test_novelty_compares_with_the_agents_past_dissents(cli: Cli) -> None:
+    cli.ok("trust", "dissent", "critic", "--text", "alpha beta gamma delta", "--round", "r1")
+    data = cli.ok("trust", "dissent", "critic", "--text", "alpha beta epsilon zeta", "--round",
+                  "r2", "--json").json()
+    # cosine {alpha, beta, gamma, delta} . {alpha, beta, epsilon, zeta} = 2/4: novelty .5;
+    # length 4/50 = .08 -> depth .58
+    assert (data["depth"]["novelty"], data["depth"]["score"]) == (0.5, 0.58)
+    # no impact either time: impact 0, mean depth (.08 + .58) / 2 = .33 ->
+    # (.3 * .165) / .7 = .0707
+    assert data["score"] == 0.0707
+
+
+def test_a_dissent_keeps_the_rest_of_the_sidecar(cli: Cli, store: Path) -> None:
+    cli.ok("trust", "dissent", "critic", "--text", "first point")
+    path = store / SIDECARS / "critic.yaml"
+    data = sidecar(store, "critic")
+    data["memories"] = [{"type": "observation", "content": "prefers REST", "confidence": 0.8,
+                         "source_session": "2026-01-30"}]
+    path.write_text(yamlio.dump(data), encoding="utf-8")
+    git(store, "commit", "-qam", "hand edit")
+    cli.ok("trust", "dissent", "critic", "--text", "second point")
+
+    after = sidecar(store, "critic")
+    assert after["memories"] == data["memories"]
+    assert {k: v for k, v in after.items() if k != "trust"} == {
+        k: v for k, v in data.items() if k != "trust"}
+    assert len(after["trust"]["dissent_history"]) == 2
+
+
+def test_text_from_stdin_and_json_output(cli: Cli) -> None:
+    data = cli.ok("trust", "dissent", "critic", "--text", "-", "--json",
+                  stdin="one two three\n").json()
+    assert data["depth"]["words"] == 3
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["critic", "--text", "  "], "the dissent text is empty"),
+    (["critic", "--text", "password=hunter2hunter2"], "looks like it contains"),
+    (["../etc", "--text", "x"], "agent name"),
+    (["critic", "--text", "x", "--round", " "], "not a usable round id"),
+    (["critic", "--text", "x", "--cite", ""], "rubric citation"),
+])
+def test_bad_dissents_are_refused_and_nothing_is_written(cli: Cli, store: Path,
+                                                         args: list[str], said: str) -> None:
+    before = support.snapshot(store)
+    outcome = cli("trust", "dissent", *args)
+    assert outcome.code == 1
+    assert said in outcome.stderr
+    assert support.snapshot(store) == before
+
+
+# -- override and regret ------------------------------------------------------------------
+AGENT = "Use REST for the public API and keep the existing tooling and clients.\n"
+HUMAN = "Use GraphQL for the public API and generate typed clients from the schema.\n"
+
+
+def _override(cli: Cli, store: Path, agent: str = "critic", round_id: str = "r4") -> Any:
+    mine, theirs = write(store, "out/agent.md", AGENT), write(store, "out/human.md", HUMAN)
+    return cli.ok("trust", "override", agent, "--round", round_id, "--agent-output", mine,
+                  "--human-decision", theirs, "--json").json()
+
+
+def test_an_override_records_hashes_and_a_deadline_not_the_texts(cli: Cli, store: Path) -> None:
+    data = _override(cli, store)
+    # fixed clock 2026-02-01T10:30:00Z + 24 hours
+    assert data["auto_check_deadline"] == "2026-02-02T10:30:00Z"
+    assert data["agent_output"]["path"] == "out/agent.md"
+    assert data["agent_output"]["sha256"].startswith("sha256:")
+    # {use, rest, public, api, keep, existing, tooling, clients} vs {use, graphql, public, api,
+    # generate, typed, clients, schema}: 4 shared of 8 and 8 -> 4/8 = .5
+    assert data["similarity"] == 0.5
+    # overrides only, none regretted: 1 - 0
+    assert data["score"] == 1.0
+    text = (store / SIDECARS / "critic.yaml").read_text(encoding="utf-8")
+    assert "GraphQL" not in text
+    assert cli("validate").code == 0
+
+
+def test_an_override_that_changes_nothing_is_refused(cli: Cli, store: Path) -> None:
+    same = write(store, "a.md", AGENT)
+    outcome = cli("trust", "override", "critic", "--round", "r1", "--agent-output", same,
+                  "--human-decision", write(store, "b.md", AGENT + "\n\n"))
+    assert (outcome.code, "nothing was overridden" in outcome.stderr) == (1, True)
+    missing = cli("trust", "override", "critic", "--round", "r1", "--agent-output", same,
+                  "--human-decision", "ghost.md")
+    assert (missing.code, "no file ghost.md" in missing.stderr) == (1, True)
+
+
+def test_check_reverts_waits_for_the_deadline(cli: Cli, store: Path) -> None:
+    _override(cli, store)
+    commits = support.commit_count(store)
+    final = write(store, "out/final.md", AGENT)
+    data = cli.ok("trust", "check-reverts", "--round", "r4", "--final", final, "--json",
+                  now="2026-02-02T10:30:00Z").json()
+    assert [c["status"] for c in data["checks"]] == ["pending"]
+    assert data["commit"] is None
+    assert support.commit_count(store) == commits
+
+
+@pytest.mark.parametrize(("final", "status", "score"), [
+    (AGENT, "reverted", 0.0),   # regret 1/1: 1 - 1
+    (HUMAN, "kept", 1.0),
+    (HUMAN + "Also document the migration.\n", "kept", 1.0),
+    (AGENT + "Also document the tooling.\n", "reverted", 0.0),
+])
+def test_check_reverts_after_the_deadline(cli: Cli, store: Path, final: str, status: str,
+                                          score: float) -> None:
+    _override(cli, store)
+    path = write(store, "out/final.md", final)
+    data = cli.ok("trust", "check-reverts", "--round", "r4", "--final", path, "--json",
+                  now="2026-02-03T10:30:00Z").json()
+    check = data["checks"][0]
+    assert (check["agent"], check["status"], check["score"]) == ("critic", status, score)
+    block = sidecar(store, "critic")["trust"]
+    assert block["override_history"][0]["regret"] is (status == "reverted")
+    expected = "regret_inferred" if status == "reverted" else "override_kept"
+    if status == "reverted":
+        assert block["trust_score_history"][-1]["reason"] == expected
+        assert support.events(store)[-1]["results"] == {"critic": "reverted"}
+    assert cli("validate").code == 0
+
+
+def test_check_reverts_of_an_unknown_round_is_an_error(cli: Cli, store: Path) -> None:
+    outcome = cli("trust", "check-reverts", "--round", "nope", "--final",
+                  write(store, "f.md", "x"))
+    assert outcome.code == 1
+    assert "no override was recorded in round nope" in outcome.stderr
+
+
+# -- score, report, advocate --------------------------------------------------------------
+def test_score_of_an_unknown_agent_is_a_new_agent_and_writes_nothing(cli: Cli,
+                                                                     store: Path) -> None:
+    before = support.snapshot(store)
+    data = cli.ok("trust", "score", "newcomer", "--json").json()
+    assert (data["exists"], data["score"], data["probation"], data["rounds_participated"]) == (
+        False, 0.6, True, 0)
+    assert support.snapshot(store) == before
+
+
+def test_the_score_moves_with_the_window(cli: Cli) -> None:
+    for n in range(5):
+        cli.ok("trust", "dissent", "critic", "--text", f"topic{n} " * 50, "--impact",
+               "--round", f"r{n}", now="2026-01-01T00:00:00Z")
+    cli.ok("trust", "dissent", "critic", "--text", "late", "--round", "r9",
+           now="2026-05-01T00:00:00Z")
+    # on 2026-05-01 the window holds 1 dissent (< 5): all 6 count -> impact 5/6
+    early = cli.ok("trust", "score", "critic", "--json", now="2026-05-01T00:00:00Z").json()
+    assert (early["breakdown"]["dissent_scope"], early["breakdown"]["impact_ratio"]) == (
+        "all", 0.8333)
+    assert early["probation"] is False
+
+
+def test_report_lists_every_agent(cli: Cli) -> None:
+    cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--impact")
+    cli.ok("trust", "dissent", "builder", "--text", "too slow")
+    out = cli.ok("trust", "report").stdout
+    lines = out.splitlines()
+    assert lines[1].split() == ["AGENT", "SCORE", "PROBATION", "ROUNDS", "DISSENTS", "OVERRIDES",
+                                "IMPACT", "DEPTH", "REGRET"]
+    # builder: 2 words: depth .04, impact 0 -> (.3 * .02) / .7 = .0086;
+    # critic: 10 words: depth .2, impact 1 -> (.4 + .3 * .1) / .7 = .6143
+    assert lines[2].split() == ["builder", "0.01", "yes", "1", "1", "0", "0.00", "0.04", "-"]
+    assert lines[3].split() == ["critic", "0.61", "yes", "1", "1", "0", "1.00", "0.20", "-"]
+
+
+def _graduate(cli: Cli, agent: str, impact: bool) -> None:
+    flag = "--impact" if impact else "--no-impact"
+    for n in range(5):
+        cli.ok("trust", "dissent", agent, "--text", f"{agent} point{n} " + "word " * 48, flag,
+               "--round", f"r{n}")
+
+
+def test_pick_advocate_is_reproducible_and_leaves_out_probation(cli: Cli) -> None:
+    _graduate(cli, "alice", True)
+    _graduate(cli, "bob", True)
+    cli.ok("trust", "dissent", "carol", "--text", "new here")
+    first = cli.ok("trust", "pick-advocate", "alice", "bob", "carol", "--seed", "7",
+                   "--json").json()
+    again = cli.ok("trust", "pick-advocate", "alice", "bob", "carol", "--seed", "7",
+                   "--json").json()
+    assert first == again
+    assert first["chosen"] in ("alice", "bob")
+    carol = first["candidates"][2]
+    assert (carol["eligible"], carol["probability"]) == (False, 0.0)
+    assert carol["excluded_because"] == "on probation (1 of 5 rounds)"
+    assert sum(c["probability"] for c in first["candidates"]) == pytest.approx(1.0)
+
+
+def test_pick_advocate_falls_back_to_every_candidate(cli: Cli) -> None:
+    data = cli.ok("trust", "pick-advocate", "x", "y", "--seed", "1", "--json").json()
+    assert data["fallback"] is True
+    assert [c["probability"] for c in data["candidates"]] == [0.5, 0.5]
+
+
+def test_settings_come_from_the_config(cli: Cli, store: Path) -> None:
+    config = store / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8")
+                      + "trust:\n  probation_rounds: 1\n  start_score: 0.5\n", encoding="utf-8")
+    assert cli.ok("trust", "score", "x", "--json").json()["score"] == 0.5
+    data = cli.ok("trust", "dissent", "x", "--text", "a point", "--json").json()
+    assert data["probation"] is False
+    config.write_text(config.read_text(encoding="utf-8").replace("start_score: 0.5",
+                                                                "start_score: 2"), encoding="utf-8")
+    outcome = cli("trust", "score", "x")
+    assert (outcome.code, "trust.start_score" in outcome.stderr) == (1, True), outcome.stderr
+
+
+def test_validate_reports_a_broken_trust_block_with_its_line(cli: Cli, store: Path) -> None:
+    cli.ok("trust", "dissent", "critic", "--text", "a point")
+    path = store / SIDECARS / "critic.yaml"
+    text = path.read_text(encoding="utf-8").replace("trust_score: ", "trust_score: 7 #", 1)
+    path.write_text(text, encoding="utf-8")
+    line = text.splitlines().index("trust:") + 1
+    data = cli("validate", "--json").json()
+    found = [p for p in data["problems"] if p["rule"] == "trust-schema"]
+    assert [(p["path"], p["line"]) for p in found] == [(f"{SIDECARS}/critic.yaml", line)]
+    assert "trust.trust_score" in found[0]["message"]
+    outcome = cli("trust", "dissent", "critic", "--text", "another")
+    assert (outcome.code, "trust.trust_score" in outcome.stderr) == (1, True)
