@@ -6,23 +6,12 @@ checks the block against `trust.schema.json` and the rules that tie its numbers 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from loa_mem.errors import LoaMemError
 from loa_mem.validate import Problem
-
-_TRUST_KEY = re.compile(r"^trust\s*:")
-
-
-def _line(top: Path, rel: str) -> int:
-    try:
-        lines = (top / rel).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError):
-        return 1
-    return next((n + 1 for n, line in enumerate(lines) if _TRUST_KEY.match(line)), 1)
 
 
 def _wanted(store: Any, paths: list[str] | None) -> set[str] | None:
@@ -70,7 +59,7 @@ def check(store: Any, paths: list[str] | None) -> Iterator[Problem]:
         if not isinstance(data, dict) or data.get("trust") is None:
             continue
         block = reads.plain(data["trust"])
-        line = _line(Path(store.top), rel)
+        line = reads.trust_line(Path(store.top), rel)
         found = reads.schema_problems(block)
         for where, message in found:
             yield Problem(rel, line, "trust-schema", f"{where}: {message}")

@@ -290,3 +290,41 @@ def test_validate_reports_a_broken_trust_block_with_its_line(cli: Cli, store: Pa
     assert "trust.trust_score" in found[0]["message"]
     outcome = cli("trust", "dissent", "critic", "--text", "another")
     assert (outcome.code, "trust.trust_score" in outcome.stderr) == (1, True)
+
+
+def test_old_events_fold_into_long_term_stats(cli: Cli, store: Path) -> None:
+    config = store / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "trust:\n  raw_event_limit: 2\n",
+                      encoding="utf-8")
+    for n, flag in enumerate(["--impact", "--no-impact", "--impact"]):
+        cli.ok("trust", "dissent", "critic", "--text", f"point{n} " * 25, flag,
+               "--round", f"r{n}")
+    block = sidecar(store, "critic")["trust"]
+    stats = block["long_term_stats"]
+    assert [d["round_id"] for d in block["dissent_history"]] == ["r1", "r2"]
+    assert (stats["folded_dissents"], stats["folded_impactful"], stats["folded_depth_sum"],
+            stats["total_dissents"]) == (1, 1, 0.5, 3)
+    assert len(block["trust_score_history"]) == 2
+    # all history (2 raw in the window < 5): impact 2/3; depth .5, .5 + 1, .5 + 1 (novelty 1
+    # each time: no shared terms) -> 3.5 / 3; (.4 * 2/3 + .3 * 3.5/6) / .7 = .4417 / .7 = .631
+    assert cli.ok("trust", "score", "critic", "--json").json()["score"] == 0.631
+    assert cli("validate").code == 0
+
+
+def test_score_shows_the_parts_and_the_history_with_reasons(cli: Cli) -> None:
+    cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--impact", "--round", "r1")
+    out = cli.ok("trust", "score", "critic").stdout
+    assert out.splitlines()[:2] == [
+        "critic: trust 0.6143; on probation (1 rounds)",
+        "impact ratio 1.00, mean depth 0.20 of 2 (1 dissents, all); regret ratio - "
+        "(0 overrides, all)"]
+    assert "2026-02-01T10:30:00Z  0.61   dissent_impact_true  r1" in out
+
+
+def test_no_commit_writes_the_sidecar_only(cli: Cli, store: Path) -> None:
+    commits = support.commit_count(store)
+    data = cli.ok("trust", "dissent", "critic", "--text", "a point", "--no-commit",
+                  "--json").json()
+    assert data["commit"] is None
+    assert support.commit_count(store) == commits
+    assert (store / SIDECARS / "critic.yaml").exists()

@@ -50,6 +50,15 @@ def schema_problems(block: Any) -> list[tuple[str, str]]:
             for p in schemacheck.problems("trust.schema.json", block)]
 
 
+def trust_line(top: Path, rel: str) -> int:
+    """The line of the sidecar's `trust:` key (1 when there is none)."""
+    try:
+        lines = (top / rel).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return 1
+    return next((n + 1 for n, line in enumerate(lines) if line.startswith("trust:")), 1)
+
+
 def record_of(store: Any, agent: str, data: dict[str, Any] | None, now: datetime
             ) -> dict[str, Any]:
     from loa_mem import sidecars
@@ -61,7 +70,8 @@ def record_of(store: Any, agent: str, data: dict[str, Any] | None, now: datetime
     found = schema_problems(record)
     if found:
         where, message = found[0]
-        raise InvalidFile(sidecars.sidecar_rel(store, agent), 1, 1, f"{where}: {message}",
+        rel = sidecars.sidecar_rel(store, agent)
+        raise InvalidFile(rel, trust_line(Path(store.top), rel), 1, f"{where}: {message}",
                           "fix the trust block (see `loa-mem validate`); nothing was written")
     return dict(record)
 
