@@ -68,13 +68,15 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
     `per_category`, at most that many of each category. A query with no word finds nothing."""
     ensure_power(db)
     if query:
+        # CROSS JOIN keeps the full-text match outermost: with the covering index on the live
+        # filters, the planner otherwise ran the MATCH once per live entry (0.6 s at 10,000)
         match = match_expression(query)
         if match is None:
             return []
         candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
                       "e.created_ts AS ts, e.tier AS tier, e.category AS cat, "
                       "-bm25(entry_text, 1.0, 2.0, 2.0) AS raw "
-                      "FROM entry_text JOIN entries e ON e.rowid = entry_text.rowid "
+                      "FROM entry_text CROSS JOIN entries e ON e.rowid = entry_text.rowid "
                       "WHERE entry_text MATCH ? AND " + " AND ".join(where))
         args = [match, *args]
         relevance = "max(0.0, c.raw) / max(max(c.raw) OVER (), 1e-9)"
