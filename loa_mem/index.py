@@ -103,6 +103,16 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
     return row, (content, str(data.get("summary") or ""), tag_text)
 
 
+# an entry's indexed columns and its full-text columns, ready to insert
+Prepared = tuple[tuple[Any, ...], tuple[str, str, str]]
+
+
+def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
+    """The rows `Index.insert_rows` adds: plain values, cheap to send from a parsing process."""
+    return [_columns(data, path, in_archive, first, last, key_offsets)
+            for data, first, last, key_offsets in items]
+
+
 class Index:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -167,12 +177,15 @@ class Index:
 
     # -- entries ------------------------------------------------------------------------
     def insert(self, path: str, in_archive: bool, items: Iterable[Span]) -> None:
-        """Add entries (rowids assigned here, so both tables are filled with executemany)."""
+        self.insert_rows(prepare(path, in_archive, items))
+
+    def insert_rows(self, prepared: list[Prepared]) -> None:
+        """Add entries from `prepare` (rowids assigned here, so both tables are filled with
+        executemany)."""
         (next_rowid,) = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM entries"
                                         ).fetchone()
         entries, texts = [], []
-        for offset, (data, first, last, key_offsets) in enumerate(items):
-            row, text = _columns(data, path, in_archive, first, last, key_offsets)
+        for offset, (row, text) in enumerate(prepared):
             entries.append((next_rowid + offset, *row))
             texts.append((next_rowid + offset, *text))
         self.db.executemany(

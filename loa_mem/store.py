@@ -12,6 +12,7 @@ Invariants:
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,7 +24,7 @@ from loa_mem import config as config_mod
 from loa_mem import events as events_mod
 from loa_mem import git, model
 from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
-from loa_mem.index import Index, Row, Signature
+from loa_mem.index import Index, Prepared, Row, Signature, prepare
 
 Change = Callable[[Any], None]
 
@@ -36,6 +37,21 @@ class GrimoireFile:
     category: str
     path: str
     in_archive: bool
+
+
+@dataclass(frozen=True)
+class IndexRows:
+    """A parsed grimoire file as the index stores it: its list's layout and its rows."""
+
+    indent: int
+    flow: bool
+    rows: list[Prepared]
+
+
+def _index_rows(archived: frozenset[str], path: str, parsed: ListFile) -> IndexRows:
+    """Runs where the file was parsed (a worker process on a cold index of many entries)."""
+    return IndexRows(parsed.indent, parsed.flow,
+                     prepare(path, path in archived, (item.span() for item in parsed.items)))
 
 
 def signature_of(path: Path) -> Signature | None:
@@ -158,7 +174,9 @@ class Store:
         index = self._open_index()
         stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
         stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
-        parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig])
+        archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
+        parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig],
+                                   functools.partial(_index_rows, archived))
         failures = {}
         for grimoire, signature in stale:
             result = parsed.get(grimoire.path)
@@ -178,14 +196,16 @@ class Store:
         self._store_parsed(grimoire, signature, parsed)
 
     def _store_parsed(self, grimoire: GrimoireFile, signature: Signature | None,
-                      parsed: ListFile | None) -> None:
+                      parsed: ListFile | IndexRows | None) -> None:
+        if parsed is not None and not isinstance(parsed, IndexRows):
+            parsed = _index_rows(frozenset([grimoire.path] if grimoire.in_archive else []),
+                                 grimoire.path, parsed)
         index = self.index
         index.begin()
         try:
             index.drop_file(grimoire.path)
             if parsed is not None and signature is not None:
-                index.insert(grimoire.path, grimoire.in_archive,
-                             (item.span() for item in parsed.items))
+                index.insert_rows(parsed.rows)
                 index.set_file(grimoire.path, signature, parsed.indent, parsed.flow)
             else:
                 index.set_file(grimoire.path, None)

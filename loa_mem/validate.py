@@ -9,6 +9,8 @@ their `check` hook (see `features.py`).
 
 from __future__ import annotations
 
+import gc
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -189,7 +191,10 @@ def _forgotten_ids(store: Store) -> set[str]:
     return gone
 
 
-def _check_file(run: _Run, grimoire: GrimoireFile, failure: InvalidFile | None) -> None:
+def _check_file(run: _Run, grimoire: GrimoireFile, failure: InvalidFile | None,
+                entry_rules: bool = True) -> None:
+    """Collect the file's entries for the cross rules and, with `entry_rules`, check each
+    entry on its own (schema, floor, expiry, archive, secrets)."""
     store = run.store
     if failure is not None:
         run.problems.append(Problem(grimoire.path, failure.line, "yaml", failure.message))
@@ -202,8 +207,52 @@ def _check_file(run: _Run, grimoire: GrimoireFile, failure: InvalidFile | None) 
                     "an entry must be a mapping with an id")
             continue
         run.seen.setdefault(str(row.data.get("id")), []).append(seen)
-        _schema_problems(run, seen, grimoire.path)
-        _entry_rules(run, seen, grimoire.path)
+        if entry_rules:
+            _schema_problems(run, seen, grimoire.path)
+            _entry_rules(run, seen, grimoire.path)
+
+
+# -- the per-entry rules in parallel (~100 us an entry: 1 s at 10,000) ---------------------------
+_PARALLEL_ENTRIES = 3000
+_FORKED: dict[str, Store] = {}  # the store a forked worker checks
+
+
+def _entry_problems_in(grimoire: GrimoireFile) -> list[Problem]:
+    """Worker (forked): the per-entry problems of one file, read through a connection of its
+    own (a forked SQLite connection must not be used)."""
+    store = _FORKED["store"]
+    store._index = None
+    store._open_index()  # as it is: the parent refreshed it just before forking
+    run = _Run(store)
+    try:
+        _check_file(run, grimoire, None)
+    finally:
+        store.close()
+    return [p for p in run.problems if p.rule != "schema" or p.id is not None or
+            p.message != "an entry must be a mapping with an id"]
+
+
+def _check_files(run: _Run, failures: dict[str, InvalidFile]) -> None:
+    files = run.store.grimoire_files()
+    workers = min(len(files), os.cpu_count() or 1)
+    (live,) = run.store.index.db.execute("SELECT count(*) FROM entries").fetchone()
+    if workers < 2 or live < _PARALLEL_ENTRIES or not hasattr(os, "fork"):
+        for grimoire in files:
+            _check_file(run, grimoire, failures.get(grimoire.path))
+        return
+    import multiprocessing as mp
+
+    _FORKED["store"] = run.store
+    try:
+        with mp.get_context("fork").Pool(workers) as pool:
+            pending = pool.map_async(_entry_problems_in,
+                                     [g for g in files if g.path not in failures], chunksize=1)
+            for grimoire in files:
+                _check_file(run, grimoire, failures.get(grimoire.path), entry_rules=False)
+            for problems in pending.get():
+                run.problems.extend(problems)
+    finally:
+        _FORKED.clear()
 
 
 def _selected(store: Store, paths: list[str] | None) -> list[GrimoireFile]:
@@ -224,11 +273,22 @@ def _relative(store: Store, given: str) -> str:
 
 
 def validate(store: Store, paths: list[str] | None = None) -> Report:
+    # the cyclic collector finds no garbage among the rows read here, and its passes over
+    # tens of thousands of fresh dicts cost ~0.15 s at 10,000 entries
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _validate(store, paths)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _validate(store: Store, paths: list[str] | None) -> Report:
     run = _Run(store)
     selected = {g.path for g in _selected(store, paths)}
     failures = store.refresh_files()
-    for grimoire in store.grimoire_files():
-        _check_file(run, grimoire, failures.get(grimoire.path))
+    _check_files(run, failures)
     _cross_rules(run)
     from loa_mem import features
 

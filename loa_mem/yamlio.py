@@ -192,24 +192,30 @@ def load_list(text: str, path: str) -> ListFile:
             gc.enable()
 
 
-def _load_path(job: tuple[str, str]) -> ListFile | tuple[str, int, int, str]:
-    """Worker: parse one file; an error travels back as plain values (it pickles)."""
-    rel_path, full_path = job
+def _load_path(job: tuple[str, str, Any]) -> Any:
+    """Worker: parse one file and hand it to the job's `prepare`; an error travels back as
+    plain values (it pickles)."""
+    rel_path, full_path, prepare = job
     try:
         with open(full_path, encoding="utf-8") as handle:
-            return load_list(handle.read(), rel_path)
+            parsed = load_list(handle.read(), rel_path)
     except InvalidFile as error:
         return (error.path, error.line, error.column, error.message.split(": ", 1)[-1])
+    return parsed if prepare is None else prepare(rel_path, parsed)
 
 
-def load_lists(jobs: list[tuple[str, Any]]) -> dict[str, ListFile | InvalidFile]:
+def load_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], Any] | None = None
+               ) -> dict[str, Any]:
     """Parse several grimoire files; in parallel processes when there is enough to parse.
 
     Parsing is CPU-bound Python, so a cold index of 10,000 entries builds about twice as fast on
     two cores. Small jobs stay in this process, where a process pool would cost more than it saves.
+    `prepare(path, parsed)` (a module-level function) runs where the file was parsed, so the
+    caller's own per-entry work is parallel too and what travels back is what it needs; each
+    value is its result, or an InvalidFile.
     """
-    work = [(rel, str(full)) for rel, full in jobs]
-    sizes = sum(os.path.getsize(full) for _, full in work)
+    work = [(rel, str(full), prepare) for rel, full in jobs]
+    sizes = sum(os.path.getsize(full) for _, full, _ in work)
     workers = min(len(work), os.cpu_count() or 1)
     if workers > 1 and sizes > _PARALLEL_BYTES and hasattr(os, "fork"):
         import multiprocessing as mp
@@ -218,8 +224,8 @@ def load_lists(jobs: list[tuple[str, Any]]) -> dict[str, ListFile | InvalidFile]
             results = pool.map(_load_path, work, chunksize=1)
     else:
         results = [_load_path(job) for job in work]
-    loaded: dict[str, ListFile | InvalidFile] = {}
-    for (rel, _), result in zip(work, results, strict=True):
+    loaded: dict[str, Any] = {}
+    for (rel, _, _), result in zip(work, results, strict=True):
         if isinstance(result, tuple):
             path, line, column, message = result
             loaded[rel] = InvalidFile(path, line, column, message)
