@@ -233,3 +233,18 @@ def test_expires_at_must_match_ttl(cli: Cli, store: Path, key: str) -> None:
     expected = "2026-01-31T09:00:00Z for ttl 30d" if key == "ttl" else (
         "2026-04-01T09:00:00Z for ttl 90d")
     assert expected in problems[0]["message"]
+
+
+def test_a_big_store_reports_the_same_problems_as_a_small_one(cli: Cli, store: Path) -> None:
+    """Past a few thousand entries the files are parsed and the entries checked in parallel
+    processes; the broken entries, buried among 1,000 good ones in each category's file, must
+    come out exactly as they do from a small store, with their lines moved by the filler."""
+    filler = "".join(_entry(f"MEM-20250101-{n:04d}") for n in range(1, 3501))
+    _append(store, FACTS, filler + BROKEN)
+    outcome = cli("validate", "--json")
+
+    assert outcome.code == 1
+    data = outcome.json()
+    assert data["entries"] == 3500 + BROKEN.count("- id:")
+    shift = filler.count("\n")
+    assert [(p["line"] - shift, p["rule"], p["id"]) for p in data["problems"]] == EXPECTED
