@@ -315,9 +315,9 @@ def test_score_shows_the_parts_and_the_history_with_reasons(cli: Cli) -> None:
     cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--impact", "--round", "r1")
     out = cli.ok("trust", "score", "critic").stdout
     assert out.splitlines()[:2] == [
-        "critic: trust 0.6143; on probation (1 rounds)",
-        "impact ratio 1.00, mean depth 0.20 of 2 (1 dissents, all); regret ratio - "
-        "(0 overrides, all)"]
+        "critic: trust 0.6143; on probation (1 round)",
+        "impact ratio 1.00, mean depth 0.20 of 2 (1 dissent, all history); regret ratio - "
+        "(0 overrides, all history)"]
     assert "2026-02-01T10:30:00Z  0.61   dissent_impact_true  r1" in out
 
 

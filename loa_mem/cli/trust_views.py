@@ -21,6 +21,10 @@ def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
 def _new(created: bool, agent: str) -> list[Block]:
     return [f"new agent {agent}: sidecar created, on probation"] if created else []
 
@@ -32,7 +36,7 @@ def dissented(r: Dissented) -> list[Block]:
             f"dissent by {r.agent}{where} recorded{_commit(r.commit)}",
             f"depth {d.depth:.2f} = length {d.length:.2f} ({d.words} words) + citations "
             f"{d.citation_bonus:.2f} ({d.citations}) + novelty {d.novelty:.2f}",
-            f"trust {r.score_before:.4g} -> {r.score:.4g}; rounds {r.rounds}"
+            f"trust {r.score_before:.4g} -> {r.score:.4g}; {_n(r.rounds, 'round')}"
             + ("; on probation" if r.probation else "")]
 
 
@@ -53,14 +57,20 @@ def checked(r: Checked) -> list[Block]:
     return [head, Table(["agent", "status", "why", "sim agent", "sim human", "trust"], rows)]
 
 
+def _scope(scope: str, days: int) -> str:
+    return f"last {days} days" if scope == "window" else "all history"
+
+
 def standing(r: AgentTrust) -> list[Block]:
-    b = r.breakdown
+    b, days = r.breakdown, r.window_days
     lines: list[Block] = [
         f"{r.agent}: trust {r.score:.4g}" + ("" if r.exists else " (no sidecar yet: a new agent)")
-        + (f"; on probation ({r.rounds} rounds)" if r.probation else f"; {r.rounds} rounds"),
+        + (f"; on probation ({_n(r.rounds, 'round')})" if r.probation
+           else f"; {_n(r.rounds, 'round')}"),
         f"impact ratio {_ratio(b.impact_ratio)}, mean depth {_ratio(b.mean_depth)} of 2 "
-        f"({b.dissents} dissents, {b.dissent_scope}); regret ratio {_ratio(b.regret_ratio)} "
-        f"({b.overrides} overrides, {b.override_scope})",
+        f"({_n(b.dissents, 'dissent')}, {_scope(b.dissent_scope, days)}); regret ratio "
+        f"{_ratio(b.regret_ratio)} ({_n(b.overrides, 'override')}, "
+        f"{_scope(b.override_scope, days)})",
         "score = .4 impact + .3 depth/2 + .3 (1 - regret), over the parts with data",
     ]
     recent = r.history[-HISTORY_SHOWN:]

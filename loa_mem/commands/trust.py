@@ -98,13 +98,14 @@ class AgentTrust:
     overrides: int
     breakdown: rules.Breakdown
     history: list[dict[str, Any]] = field(default_factory=list)
+    window_days: int = 90
 
     def to_json(self) -> dict[str, Any]:
         return {"agent": self.agent, "exists": self.exists, "score": self.score,
                 "recorded_score": self.recorded_score, "probation": self.probation,
                 "rounds_participated": self.rounds, "dissents": self.dissents,
                 "overrides": self.overrides, "breakdown": self.breakdown.to_json(),
-                "history": self.history}
+                "window_days": self.window_days, "history": self.history}
 
 
 def _standing(store: Any, agent: str, data: dict[str, Any] | None, now: datetime,
@@ -117,7 +118,7 @@ def _standing(store: Any, agent: str, data: dict[str, Any] | None, now: datetime
     return AgentTrust(agent, exists, found.score, float(record["trust_score"]),
                       rounds < s.probation_rounds, rounds, int(stats.get("total_dissents") or 0),
                       int(stats.get("total_overrides") or 0), found,
-                      list(record.get("trust_score_history") or []))
+                      list(record.get("trust_score_history") or []), s.window_days)
 
 
 def standing(store: Any, agent: str) -> AgentTrust:
