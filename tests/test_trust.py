@@ -328,3 +328,36 @@ def test_no_commit_writes_the_sidecar_only(cli: Cli, store: Path) -> None:
     assert data["commit"] is None
     assert support.commit_count(store) == commits
     assert (store / SIDECARS / "critic.yaml").exists()
+
+
+def test_check_reverts_covers_every_agent_of_the_round_and_can_change_its_mind(
+        cli: Cli, store: Path) -> None:
+    _override(cli, store, "critic")
+    _override(cli, store, "builder")
+    later = "2026-02-03T10:30:00Z"
+    data = cli.ok("trust", "check-reverts", "--round", "r4", "--final",
+                  write(store, "out/final.md", HUMAN), "--json", now=later).json()
+    assert [(c["agent"], c["status"]) for c in data["checks"]] == [("builder", "kept"),
+                                                                   ("critic", "kept")]
+    commits = support.commit_count(store)
+    again = cli.ok("trust", "check-reverts", "--round", "r4", "--final",
+                   write(store, "out/final.md", HUMAN), "--json", now=later).json()
+    assert again["commit"] is None  # the same verdict on the same final: nothing written
+    assert support.commit_count(store) == commits
+    data = cli.ok("trust", "check-reverts", "--round", "r4", "--final",
+                  write(store, "out/final.md", AGENT), "--json", now=later).json()
+    assert [c["status"] for c in data["checks"]] == ["reverted", "reverted"]
+    assert sorted(support.changed_files(store)) == [
+        f"{SIDECARS}/builder.yaml", f"{SIDECARS}/critic.yaml",
+        "grimoires/loa/memory/events.jsonl"]
+    data = cli.ok("trust", "check-reverts", "--round", "r4", "--final",
+                  write(store, "out/final.md", HUMAN), "--json", now=later).json()
+    assert [(c["status"], c["score"]) for c in data["checks"]] == [("kept", 1.0), ("kept", 1.0)]
+
+
+def test_pick_advocate_prints_the_odds(cli: Cli) -> None:
+    out = cli.ok("trust", "pick-advocate", "x", "y", "--seed", "3").stdout.splitlines()
+    assert out[0].startswith("devil's advocate: ")
+    assert out[0].endswith(" (seed 3); nobody was eligible, so every candidate was")
+    assert out[2].split() == ["x", "0.60", "yes", "50.0%", "on", "probation", "(0", "of", "5",
+                              "rounds)"]
