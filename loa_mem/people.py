@@ -122,23 +122,37 @@ def slug(user: str) -> str:
     return f"{base}-{zlib.crc32(user.encode('utf-8')):08x}"
 
 
+class Unusable(LoaMemError):
+    """A personal store that cannot be read or written (permissions, a missing disk...)."""
+
+    kind = "personal-store"
+
+
 def user_dir(user: str, create: bool = False) -> str:
     """The user's folder, after every check; made (0700, no repository yet) when `create`."""
     top = home()
     folder = os.path.join(top, slug(user))
     _not_inside_a_store(top)
     try:
-        stat = os.lstat(folder)
-    except FileNotFoundError:
-        if not create:
-            return folder
-        with Private():
-            os.makedirs(top, mode=0o700, exist_ok=True)
-            os.mkdir(folder, 0o700)
-        stat = os.lstat(folder)
-    _owned(folder, stat)
-    _same_user(folder, user)
+        try:
+            stat = os.lstat(folder)
+        except FileNotFoundError:
+            if not create:
+                return folder
+            with Private():
+                os.makedirs(top, mode=0o700, exist_ok=True)
+                os.mkdir(folder, 0o700)
+            stat = os.lstat(folder)
+        _owned(folder, stat)
+        _same_user(folder, user)
+    except OSError as error:
+        raise unusable(folder, error) from None
     return folder
+
+
+def unusable(where: str, error: OSError) -> Unusable:
+    return Unusable(f"cannot use the personal store {where}: {error.strerror or error}",
+                    "check that LOA_MEM_HOME is yours and writable; nothing was changed")
 
 
 def _not_inside_a_store(top: str) -> None:
@@ -202,6 +216,8 @@ def read(folder: str) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
             value = _load_json(path).get(field, empty)
         except FileNotFoundError:
             value = empty
+        except OSError as error:
+            raise unusable(path, error) from None
         if type(value) is not type(empty):
             raise InvalidFile(path, 1, 1, f"{field!r} must be a JSON {type(empty).__name__}")
         found.append(value)

@@ -72,20 +72,23 @@ def locked(folder: str, op: str) -> Iterator[None]:
 def writing(user: str, op: str) -> Iterator[Change]:
     """Hold the user's lock, read the store, let the caller change it, save it, log it."""
     folder = people.user_dir(user, create=True)
-    with people.Private(), lock.hold(Path(folder) / people.LOCK_FILE, op, LOCK_TIMEOUT):
-        try:
-            ensure_repo(folder, user)
-            prefs, records = people.read(folder)
-            before = {people.PREFS_FILE: dump_prefs(prefs),
-                      people.SESSIONS_FILE: dump_records(records)}
-            change = Change(folder, user, op, prefs, records)
-            yield change
-            _save_with_retry(change, before)
-        except Exception as failure:
-            if not isinstance(failure, WriteFailed):
-                people.log_error(folder, op, failure)
-            raise
-        people.log(folder, op, change.keys, outcome="ok", commit=change.commit)
+    try:
+        with people.Private(), lock.hold(Path(folder) / people.LOCK_FILE, op, LOCK_TIMEOUT):
+            try:
+                ensure_repo(folder, user)
+                prefs, records = people.read(folder)
+                before = {people.PREFS_FILE: dump_prefs(prefs),
+                          people.SESSIONS_FILE: dump_records(records)}
+                change = Change(folder, user, op, prefs, records)
+                yield change
+                _save_with_retry(change, before)
+            except Exception as failure:
+                if not isinstance(failure, WriteFailed):
+                    people.log_error(folder, op, failure)
+                raise
+            people.log(folder, op, change.keys, outcome="ok", commit=change.commit)
+    except OSError as error:
+        raise people.unusable(folder, error) from None
 
 
 def ensure_repo(folder: str, user: str) -> None:
