@@ -201,7 +201,9 @@ def _load_json(path: str) -> dict[str, Any]:
     except ValueError as bad:
         line, col = getattr(bad, "lineno", 1), getattr(bad, "colno", 1)
         raise InvalidFile(path, line, col, f"not JSON: {getattr(bad, 'msg', bad)}",
-                          "fix or remove the file; `pref show` lists what it held") from None
+                          "fix it, or bring back the last good version: git -C "
+                          f"{os.path.dirname(path)} checkout -- {os.path.basename(path)}"
+                          ) from None
     if not isinstance(data, dict) or data.get("format", FORMAT) != FORMAT:
         raise InvalidFile(path, 1, 1, f"not a format-{FORMAT} loa-mem personal file")
     return data
