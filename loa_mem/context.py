@@ -171,6 +171,9 @@ def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, pe
     retrieval = memory.get("retrieval") or {}
     where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
     if ids:
+        # unary plus keeps the live filters off the covering index, so SQLite looks the
+        # shortlist up by id instead of scanning every live entry (9 ms -> 3 ms at 10,000)
+        where = [f"+{c}" if c.startswith("e.") else c for c in where]
         where.append(f"e.id IN ({','.join('?' * len(ids))})")
         args.extend(ids)
     return scoring.ranked(db, where, args, query=query,
