@@ -92,16 +92,31 @@ def resolve_user(given: str | None) -> str:
 
 
 def _git_email() -> str:
-    import subprocess
+    """`git config --get user.email`, spawned without the subprocess module (and GitPython):
+    importing them would cost the session-start hook ~25 ms. An enclosing hook's GIT_* paths
+    are dropped, as `git.clean_env` does; GIT_CONFIG* is kept."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
+    argv = ["git", "config", "--get", "user.email"]
+    if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
+        import subprocess
 
-    from loa_mem.git import clean_env
-
+        found = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        return found.stdout.strip()
+    read, write = os.pipe()
     try:
-        found = subprocess.run(["git", "config", "--get", "user.email"], env=clean_env(),
-                               capture_output=True, text=True, check=False)
+        pid = os.posix_spawnp("git", argv, env, file_actions=[
+            (os.POSIX_SPAWN_DUP2, write, 1), (os.POSIX_SPAWN_CLOSE, read),
+            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
     except OSError:
+        os.close(read)
         return ""
-    return found.stdout.strip()
+    finally:
+        os.close(write)
+    with os.fdopen(read, "rb") as handle:
+        out = handle.read()
+    os.waitpid(pid, 0)
+    return out.decode("utf-8", "replace").strip()
 
 
 def check_user(user: str) -> str:
@@ -144,6 +159,8 @@ def user_dir(user: str, create: bool = False) -> str:
                 os.mkdir(folder, 0o700)
             stat = os.lstat(folder)
         _owned(folder, stat)
+        if stat.st_mode & 0o077:  # made by hand, or by an older umask: make it private again
+            os.chmod(folder, 0o700)
         _same_user(folder, user)
     except OSError as error:
         raise unusable(folder, error) from None

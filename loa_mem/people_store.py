@@ -92,22 +92,22 @@ def writing(user: str, op: str) -> Iterator[Change]:
 
 
 def ensure_repo(folder: str, user: str) -> None:
-    """Make the folder a git repository of its own, with its first commit, once."""
+    """Make the folder a git repository of its own, with `user.json` as its first commit."""
     top = Path(folder)
-    if (top / ".git").exists():
-        return
-    git.init(top)
-    for name, value in (("user.name", _IDENTITY[0]), ("user.email", _IDENTITY[1]),
-                        ("commit.gpgsign", "false"), ("gc.auto", "0"),
-                        ("core.hooksPath", "/dev/null"), ("core.sharedRepository", "0600")):
-        git.run(top, "config", name, value)
-    exclude = git.git_dir(top) / "info" / "exclude"
-    exclude.parent.mkdir(parents=True, exist_ok=True)
-    exclude.write_text("".join(f"/{name}\n" for name in _EXCLUDED), encoding="utf-8")
-    marker = _dump({"format": people.FORMAT, "user": user, "created_at": clock.now_iso()})
-    _write_atomic(top / people.USER_FILE, marker)
-    git.commit(top, [people.USER_FILE],
-               git.message("pref init", "a personal store", [], {"Loa-Actor": "loa-mem"}))
+    if not (top / ".git").exists():
+        git.init(top)
+        for name, value in (("user.name", _IDENTITY[0]), ("user.email", _IDENTITY[1]),
+                            ("commit.gpgsign", "false"), ("gc.auto", "0"),
+                            ("core.hooksPath", "/dev/null"), ("core.sharedRepository", "0600")):
+            git.run(top, "config", name, value)
+        exclude = git.git_dir(top) / "info" / "exclude"
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        exclude.write_text("".join(f"/{name}\n" for name in _EXCLUDED), encoding="utf-8")
+    if not (top / people.USER_FILE).exists():
+        marker = _dump({"format": people.FORMAT, "user": user, "created_at": clock.now_iso()})
+        _write_atomic(top / people.USER_FILE, marker)
+        git.commit(top, [people.USER_FILE],
+                   git.message("pref init", "a personal store", [], {"Loa-Actor": "loa-mem"}))
 
 
 def _write_atomic(path: Path, text: str) -> None:
