@@ -170,3 +170,16 @@ def test_pref_commands_never_touch_the_project_repository(store: Path, pcli: Pre
     _remember_some(pcli)
     assert git(store, "rev-parse", "HEAD") == before
     assert git(store, "status", "--porcelain") == ""
+
+
+def test_the_user_is_the_option_else_the_variable_else_git(pcli: PrefCli,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    assert pcli.pref("show")["user"] == ALICE
+    assert pcli.pref("show", "--user", " Bob@Example.com ")["user"] == "bob@example.com"
+    monkeypatch.delenv("LOA_MEM_USER")
+    monkeypatch.setenv("GIT_DIR", "/nonexistent/hook/repo")  # an enclosing hook's variable
+    assert pcli.pref("show")["user"] == "test@example.invalid"  # git config user.email
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", "/dev/null")
+    refused = pcli("pref", "show", now=T0)
+    assert refused.code == 1 and "no user" in refused.stderr

@@ -29,7 +29,7 @@ def _date(stamp: str | None) -> str:
 
 def _pref_line(p: dict[str, Any]) -> str:
     return (f"{p['key']} = {show_value(p['value'])}: confidence {p['confidence']}, "
-            f"{p['band']} -> {p['action']}")
+            f"band {p['band']}; the agent should: {p['action']}")
 
 
 def changed(result: PrefChanged) -> list[Block]:
