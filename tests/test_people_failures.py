@@ -149,3 +149,17 @@ def test_the_default_home_is_the_platforms_user_data_dir(monkeypatch: pytest.Mon
         assert people.default_home() == platformdirs.user_data_dir("loa-mem", appauthor=False)
     monkeypatch.delenv("LOA_MEM_HOME", raising=False)
     assert people.home() == os.path.realpath(people.default_home())
+
+
+def test_concurrent_writers_lose_nothing(pcli: PrefCli) -> None:
+    import subprocess
+    import sys
+
+    env = {**os.environ, "LOA_MEM_NOW": T0}
+    procs = [subprocess.Popen([sys.executable, "-m", "loa_mem", "pref", "observe", "kpis",
+                               "ROAS"], cwd=pcli.root, env=env, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE) for _ in range(6)]
+    assert [p.wait() for p in procs] == [0] * 6
+    got = pcli.get("kpis")["preference"]
+    assert (got["observation_count"], got["confidence"]) == (6, 85)
+    assert git(pcli.folder(), "rev-list", "--count", "HEAD").strip() == "7"  # init + 6
