@@ -239,8 +239,27 @@ def read(folder: str) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
             raise unusable(path, error) from None
         if type(value) is not type(empty):
             raise InvalidFile(path, 1, 1, f"{field!r} must be a JSON {type(empty).__name__}")
+        items = value.values() if isinstance(value, dict) else value
+        for item in items:
+            _check_record(path, item, _PREF_FIELDS if name == PREFS_FILE else _RECORD_FIELDS)
         found.append(value)
     return found[0], found[1]
+
+
+_PREF_FIELDS = {"key": str, "kind": str, "confidence": int, "confidence_at": str,
+                "original": int, "last_used": str, "first_observed": str,
+                "observation_count": int}
+_RECORD_FIELDS = {"session": str, "key": str, "recorded_at": str, "confidence": int}
+
+
+def _check_record(path: str, item: object, fields: dict[str, type]) -> None:
+    """Records edited by hand must still hold what the rules read, or the file is refused."""
+    bad = not isinstance(item, dict) or "value" not in item or any(
+        not isinstance(item.get(name), kind) for name, kind in fields.items())
+    if bad:
+        what = item.get("key") if isinstance(item, dict) else None
+        raise InvalidFile(path, 1, 1, f"record {what!r} lacks a field or has a wrong type "
+                          f"(needs value and {', '.join(fields)})")
 
 
 # -- the access log -------------------------------------------------------------------------

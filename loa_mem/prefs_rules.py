@@ -234,13 +234,10 @@ def load_sessions(records: list[dict[str, Any]], now: datetime,
         latest[record["session"]] = max(latest.get(record["session"], ""),
                                         record["recorded_at"])
     sessions = sorted(latest, key=lambda s: (latest[s], s), reverse=True)[:limit]
-    chosen = [r for r in kept if r["session"] in sessions]
-    chosen.sort(key=lambda r: (-int(r["confidence"]), _neg(r["recorded_at"]), r["key"]))
+    chosen = sorted((r for r in kept if r["session"] in sessions),
+                    key=lambda r: r["recorded_at"], reverse=True)
+    chosen.sort(key=lambda r: -int(r["confidence"]))  # stable: newest first within a level
     return sessions, chosen
-
-
-def _neg(stamp: str) -> list[int]:
-    return [-ord(c) for c in stamp]
 
 
 # -- privacy --------------------------------------------------------------------------------

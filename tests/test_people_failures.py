@@ -163,3 +163,15 @@ def test_concurrent_writers_lose_nothing(pcli: PrefCli) -> None:
     got = pcli.get("kpis")["preference"]
     assert (got["observation_count"], got["confidence"]) == (6, 85)
     assert git(pcli.folder(), "rev-list", "--count", "HEAD").strip() == "7"  # init + 6
+
+
+@pytest.mark.parametrize("text", [
+    '{"format": 1, "preferences": {"vertical": {"key": "vertical", "value": "Retail"}}}',
+    '{"format": 1, "preferences": []}', '{"format": 7, "preferences": {}}', '[]'])
+def test_a_hand_edited_file_that_lost_its_shape_is_refused(pcli: PrefCli, text: str) -> None:
+    pcli.pref("set", "vertical", "Retail")
+    (pcli.folder() / people.PREFS_FILE).write_text(text, encoding="utf-8")
+    for args in (("show",), ("get", "vertical"), ("set", "tone", "terse")):
+        failed = pcli("pref", *args, now=T0)
+        assert failed.code == 1 and "invalid-file" in failed.stderr
+    assert pcli.ok("pref", "context", now=T0).stdout == ""
