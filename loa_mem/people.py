@@ -239,7 +239,7 @@ def read(folder: str) -> tuple[dict[str, dict[str, Any]], list[dict[str, Any]]]:
             raise unusable(path, error) from None
         if type(value) is not type(empty):
             raise InvalidFile(path, 1, 1, f"{field!r} must be a JSON {type(empty).__name__}")
-        items = value.values() if isinstance(value, dict) else value
+        items: list[Any] = list(value.values()) if isinstance(value, dict) else value
         for item in items:
             _check_record(path, item, _PREF_FIELDS if name == PREFS_FILE else _RECORD_FIELDS)
         found.append(value)
