@@ -324,7 +324,7 @@ def session_start(user: str | None) -> dict[str, Any]:
         picked = {b: [_brief(p, c) for c, _, p in ranked if rules.band(c) == b]
                   for b in ("apply", "suggest")}
         log(folder, "pref context", [*(p["key"] for p in picked["apply"]),
-                                     *(p["key"] for p in picked["suggest"])])
+                                     *(p["key"] for p in picked["suggest"])], outcome="ok")
         return {"user": name, "applied": picked["apply"], "to_confirm": picked["suggest"],
                 "error": None}
     except Exception as failure:  # the session starts without preferences, as the spec says

@@ -139,7 +139,7 @@ def test_every_read_and_write_is_in_the_access_log(pcli: PrefCli) -> None:
     log = pcli.access_log()
     assert [(e["op"], e.get("outcome")) for e in log] == [
         ("pref set", "ok"), ("pref get", "ok"), ("pref show", "ok"), ("pref defaults", "ok"),
-        ("pref context", None), ("pref session record", "ok"), ("pref session load", "ok"),
+        ("pref context", "ok"), ("pref session record", "ok"), ("pref session load", "ok"),
         ("pref use", "error")]
     assert log[0]["keys"] == ["vertical"] and "Retail" not in str(log)
     assert all(e["at"] == T0 for e in log)
