@@ -1,0 +1,106 @@
+"""`loa-mem validate` coverage of agent sidecars (all but their `trust` block, which the trust
+feature checks) and of the state index: each sidecar parses, matches agent.schema.json, is named
+after its agent, has unique memory ids; the state index is JSON."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from loa_mem import schemacheck, sidecars, yamlio
+from loa_mem.errors import InvalidFile
+from loa_mem.validate import Problem
+
+if TYPE_CHECKING:
+    from loa_mem.store import Store
+
+
+def check(store: Store, paths: list[str] | None) -> Iterator[Problem]:
+    from loa_mem.commands.agents import state_index_rel
+
+    wanted = {store.rel(store.top / p) if not p.startswith("/") else p for p in paths or []}
+    for agent in sidecars.agent_names(store):
+        rel = sidecars.sidecar_rel(store, agent)
+        if not wanted or rel in wanted:
+            yield from _sidecar(store, agent, rel)
+    index = state_index_rel(store)
+    if (store.top / index).exists() and (not wanted or index in wanted):
+        yield from _state_index(store, index)
+
+
+def _sidecar(store: Store, agent: str, rel: str) -> Iterator[Problem]:
+    try:
+        text = (store.top / rel).read_text(encoding="utf-8")
+        data = yamlio.load(text, rel)
+    except UnicodeDecodeError:
+        yield Problem(rel, 1, "yaml", "not UTF-8 text")
+        return
+    except InvalidFile as error:
+        yield Problem(rel, error.line, "yaml", error.message.split(": ", 1)[-1])
+        return
+    lines = text.splitlines()
+    if not isinstance(data, dict):
+        yield Problem(rel, 1, "schema", "a sidecar must be a YAML mapping")
+        return
+    for problem in schemacheck.problems("agent.schema.json", data):
+        yield Problem(rel, _line(lines, problem.path), "schema",
+                      f"{problem.dotted or '(top level)'}: {problem.message}")
+    if data.get("agent") not in (None, agent):
+        yield Problem(rel, _key_line(lines, "agent"), "agent-name",
+                      f"agent is {data.get('agent')!r} but the file is named {agent}.yaml")
+    yield from _duplicate_ids(rel, lines, data.get("memories"))
+
+
+def _key_line(lines: list[str], key: str, start: int = 0) -> int:
+    pattern = re.compile(rf"^\s*-?\s*{re.escape(key)}\s*:")
+    for n in range(start, len(lines)):
+        if pattern.match(lines[n]):
+            return n + 1
+    return start + 1 if start < len(lines) else 1
+
+
+def _item_line(lines: list[str], key: str, index: int) -> int:
+    """Line of the index-th item of the top-level list `key` (its `- ` line)."""
+    start = _key_line(lines, key) - 1
+    seen = -1
+    for n in range(start + 1, len(lines)):
+        stripped = lines[n].lstrip()
+        if stripped.startswith("- ") and len(lines[n]) - len(stripped) <= 2:
+            seen += 1
+            if seen == index:
+                return n + 1
+    return start + 1
+
+
+def _line(lines: list[str], where: tuple[Any, ...]) -> int:
+    if len(where) >= 2 and where[0] in ("memories", "decision_history") \
+            and isinstance(where[1], int):
+        line = _item_line(lines, str(where[0]), where[1])
+        return _key_line(lines, str(where[2]), line - 1) if len(where) > 2 else line
+    return _key_line(lines, str(where[0])) if where else 1
+
+
+def _duplicate_ids(rel: str, lines: list[str], memories: Any) -> Iterator[Problem]:
+    seen: set[str] = set()
+    for n, memory in enumerate(memories if isinstance(memories, list) else []):
+        memory_id = memory.get("id") if isinstance(memory, dict) else None
+        if memory_id is None:
+            continue
+        if str(memory_id) in seen:
+            yield Problem(rel, _item_line(lines, "memories", n), "duplicate-id",
+                          f"memory id {memory_id} is used twice; give the later one a new id",
+                          "error", str(memory_id))
+        seen.add(str(memory_id))
+
+
+def _state_index(store: Store, rel: str) -> Iterator[Problem]:
+    try:
+        data = json.loads((store.top / rel).read_text(encoding="utf-8") or "{}")
+    except (UnicodeDecodeError, ValueError) as error:
+        yield Problem(rel, getattr(error, "lineno", 1), "json",
+                      "not valid JSON (delete it: the next session end rebuilds it)")
+        return
+    if not isinstance(data, dict) or not isinstance(data.get("agent_sidecars", {}), dict):
+        yield Problem(rel, 1, "schema", "expected an object whose agent_sidecars is an object")
