@@ -167,7 +167,14 @@ def test_pref_commands_never_touch_the_project_repository(store: Path, pcli: Pre
                                                           ) -> None:
     monkeypatch.chdir(store)
     before = git(store, "rev-parse", "HEAD")
+    index = (store / ".git" / "index").read_bytes()
+    monkeypatch.setenv("GIT_DIR", str(store / ".git"))  # as inside the project's git hook
+    monkeypatch.setenv("GIT_INDEX_FILE", str(store / ".git" / "index"))
     _remember_some(pcli)
+    pcli.pref("forget", "Retail", "--purge")
+    monkeypatch.delenv("GIT_DIR")
+    monkeypatch.delenv("GIT_INDEX_FILE")
+    assert (store / ".git" / "index").read_bytes() == index
     assert git(store, "rev-parse", "HEAD") == before
     assert git(store, "status", "--porcelain") == ""
 
