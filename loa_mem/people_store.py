@@ -71,7 +71,11 @@ def locked(folder: str, op: str) -> Iterator[None]:
 @contextmanager
 def writing(user: str, op: str) -> Iterator[Change]:
     """Hold the user's lock, read the store, let the caller change it, save it, log it."""
-    folder = people.user_dir(user, create=True)
+    try:
+        folder = people.user_dir(user, create=True)
+    except LoaMemError as refused:  # not the user's folder: logged in this account's log
+        people.log_error(None, op, refused)
+        raise
     try:
         with people.Private(), lock.hold(Path(folder) / people.LOCK_FILE, op, LOCK_TIMEOUT):
             try:

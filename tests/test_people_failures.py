@@ -52,10 +52,12 @@ def test_a_store_owned_by_another_account_is_refused_and_logged(pcli: PrefCli,
     os.chown(pcli.folder(), 4242, 4242)
     refused = pcli("pref", "show", now=T0)
     assert refused.code == 1 and "belongs to another account (uid 4242" in refused.stderr
+    assert pcli("pref", "set", "tone", "terse", now=T0).code == 1
     assert pcli.ok("pref", "context", now=T0).stdout == ""
     fallback = Path(os.environ["HOME"]) / ".local/state/loa-mem/errors.log"
     logged = [json.loads(line) for line in fallback.read_text(encoding="utf-8").splitlines()]
-    assert logged[-1]["op"] == "pref context" and "another account" in logged[-1]["error"]
+    assert [e["op"] for e in logged] == ["pref show", "pref set", "pref context"]
+    assert all("another account" in e["error"] for e in logged)
 
 
 def test_a_failed_write_is_retried_once_after_2_seconds(pcli: PrefCli,
