@@ -66,6 +66,12 @@ class GitFailed(LoaMemError):
     kind = "git"
 
 
+class WriteFailed(LoaMemError):
+    """The disk or the folder refused a write (full, read-only, no permission)."""
+
+    kind = "write-failed"
+
+
 class NothingToDo(LoaMemError):
     kind = "nothing-to-do"
 

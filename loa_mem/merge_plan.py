@@ -248,7 +248,7 @@ def _read_cache(path: Path, key: str) -> Decision | None:
 
 
 def _write_cache(path: Path, key: str, decision: Decision) -> None:
-    from loa_mem.store import atomic_write
+    from loa_mem.filewrite import atomic_write
 
     plan = decision.plan
     data: dict[str, Any] = {"key": key, "unfixable": decision.unfixable, "plan": {

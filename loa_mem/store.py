@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem import config as config_mod
 from loa_mem import events as events_mod
-from loa_mem import git, model
+from loa_mem import filewrite, git, model
 from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.index import Index, Prepared, Row, Signature, prepare
 
@@ -60,28 +60,6 @@ def signature_of(path: Path) -> Signature | None:
     except FileNotFoundError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
-
-
-def atomic_write(path: Path, text: str | bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        mode = path.stat().st_mode & 0o777
-    except FileNotFoundError:
-        mode = 0o644
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        # A failed write (disk full, interrupted) leaves the old file and no stray temp file
-        # for `loa-mem commit` to pick up later.
-        tmp.unlink(missing_ok=True)
-        raise
 
 
 def locate_top(root: str | None) -> Path:
@@ -367,13 +345,9 @@ class Transaction:
 
         store = self.store
         results = [plan_file(store, plan) for plan in self.plans.values() if _has_work(plan)]
-        for result in results:
-            atomic_write(store.top / result.path, result.text)
-        for rel_path, text in self.files.items():
-            if text is None:
-                (store.top / rel_path).unlink(missing_ok=True)
-            else:
-                atomic_write(store.top / rel_path, text)
+        writes: dict[str, str | bytes | None] = {r.path: r.text for r in results}
+        writes.update(self.files)
+        filewrite.write_all_or_nothing(store.top, writes, store.events_path, self.events)
         index = store.index
         index.begin()
         try:
@@ -383,7 +357,6 @@ class Transaction:
         except BaseException:
             index.rollback()
             raise
-        events_mod.append(store.events_path, self.events)
         store._refresh_events()
         self.changed_paths = [r.path for r in results] + list(self.files)
         if self.events:

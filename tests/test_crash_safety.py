@@ -3,6 +3,7 @@ leaves every grimoire file either as it was or as it should be, and no temporary
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import subprocess
@@ -44,13 +45,42 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(
         patch.setattr(os, failing, disk_full)
         outcome = cli("remember", "A fact that never lands.", "-c", "fact")
 
-    assert outcome.code != 0
-    assert "Traceback" not in outcome.stderr
+    assert outcome.code == 1
+    assert outcome.stderr.strip().splitlines() == [
+        "loa-mem: write-failed: could not write a store file: No space left on device; free disk "
+        "space or fix the folder's permissions, then retry; nothing was changed"]
     assert _temporary_files(store) == []
     assert support.snapshot(store) == before
     assert support.commit_count(store) == commits
     # The store is still usable, and the id that never landed is free again.
     assert support.remember(cli, "A fact that lands.", "fact") == "MEM-20260201-002"
+    cli.ok("validate")
+
+
+def test_a_move_between_two_files_that_fails_half_way_changes_neither(
+        cli: Cli, store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`archive` writes the facts file and the archive file: if the second write fails, the
+    first must not be left replaced (the entry would be in neither file, or in both)."""
+    fact = support.remember(cli, "The service is written in Go.", "fact")
+    before, commits = support.snapshot(store), support.commit_count(store)
+    real_fsync, written = os.fsync, []
+
+    def full_after_one(fd: int) -> None:
+        written.append(fd)
+        if len(written) > 1:
+            raise OSError(28, "No space left on device")
+        real_fsync(fd)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", full_after_one)
+        outcome = cli("archive", fact, "--reason", "manual")
+
+    assert len(written) == 2  # the first file was written in full before the second failed
+    assert outcome.code == 1 and "nothing was changed" in outcome.stderr
+    assert support.snapshot(store) == before
+    assert support.commit_count(store) == commits
+    assert _temporary_files(store) == []
+    cli.ok("archive", fact, "--reason", "manual")
     cli.ok("validate")
 
 
@@ -82,3 +112,22 @@ def test_a_killed_writer_leaves_parseable_files(store: Path, seed: int) -> None:
                         env={"LOA_MEM_LOCK_TIMEOUT": "2"})
     assert after.returncode == 0, after.stderr
     assert len(set(support.all_ids(store))) == len(ids) + 1
+
+
+def test_a_read_only_disk_outside_a_transaction_is_one_line_too(
+        cli: Cli, store: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`hooks install` writes its own files; a disk's refusal is for the user to fix, no crash."""
+
+    def read_only(*_: object) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", read_only)
+        outcome = cli("hooks", "install", "--git")
+
+    assert outcome.code == 1
+    assert outcome.stderr.startswith("loa-mem: io: ")
+    assert outcome.stderr.strip().endswith(
+        "Read-only file system; free disk space or fix the permissions, then retry")
+    assert "unexpected error" not in outcome.stderr and len(outcome.stderr.splitlines()) == 1
+    assert not (store / ".git/hooks/pre-commit").exists()

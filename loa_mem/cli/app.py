@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from typing import Annotated, Any
@@ -10,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from loa_mem import __version__, git
-from loa_mem.errors import EXIT_INTERNAL, LoaMemError
+from loa_mem.errors import EXIT_INTERNAL, EXIT_REFUSED, LoaMemError
 from loa_mem.render import error as print_error
 
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
@@ -49,13 +50,27 @@ class LoaGroup(TyperGroup):
             raise typer.Exit(failure.exit_code) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
+        except OSError as failure:
+            if failure.errno not in _THE_MACHINES_FAULT:
+                raise _internal(failure) from None
+            print_error(f"io: {failure.filename or 'a file'}: {failure.strerror}; free disk "
+                        "space or fix the permissions, then retry")
+            raise typer.Exit(EXIT_REFUSED) from None
         except Exception as failure:
             if _is_usage_error(failure):
                 raise
-            path = _crash_log(failure)
-            print_error(f"unexpected error ({type(failure).__name__}); details in {path}; "
-                        "please report it")
-            raise typer.Exit(EXIT_INTERNAL) from None
+            raise _internal(failure) from None
+
+
+# Errors of the disk or the permissions, not of loa-mem: the user can fix them.
+_THE_MACHINES_FAULT = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
+
+
+def _internal(failure: BaseException) -> typer.Exit:
+    path = _crash_log(failure)
+    print_error(f"unexpected error ({type(failure).__name__}); details in {path}; "
+                "please report it")
+    return typer.Exit(EXIT_INTERNAL)
 
 
 def new_app(help_text: str) -> typer.Typer:

@@ -16,6 +16,7 @@ from typing import Any
 
 from loa_mem import events, git
 from loa_mem.errors import LoaMemError, NotARepo, NothingToDo
+from loa_mem.filewrite import atomic_write
 from loa_mem.merge import Plan, merge_texts, rename_ids
 from loa_mem.merge_plan import (
     Decision,
@@ -27,7 +28,7 @@ from loa_mem.merge_plan import (
     theirs_commit,
     whole_store,
 )
-from loa_mem.store import Store, atomic_write
+from loa_mem.store import Store
 
 DRIVER_NAME = "loa-mem"
 DRIVER_ACTOR = "tool:loa-mem-merge-driver"

@@ -10,7 +10,8 @@ from typing import Any
 from loa_mem import config as config_mod
 from loa_mem import events, git, model
 from loa_mem.errors import NothingToDo
-from loa_mem.store import Store, atomic_write
+from loa_mem.filewrite import atomic_write
+from loa_mem.store import Store
 
 CONFIG_TEXT = """\
 # loa-mem project configuration: Loa's memory_schema (see README, "Configuration").

@@ -1,0 +1,94 @@
+"""Writing files so that a failure changes nothing: atomic replacement of one file, and a
+transaction's files plus its events-log lines, all or nothing."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from loa_mem import events as events_mod
+from loa_mem.errors import WriteFailed
+
+
+def atomic_write(path: Path, text: str | bytes) -> None:
+    os.replace(write_temporary(path, text), path)
+
+
+def write_temporary(path: Path, text: str | bytes) -> Path:
+    """Write `text` beside `path` (same mode, flushed to disk) and return the temporary file;
+    renaming it over `path` is the atomic step. A failed write (disk full, interrupted) leaves
+    no temporary file behind for `loa-mem commit` to pick up later."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        mode = path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def write_all_or_nothing(top: Path, writes: dict[str, str | bytes | None], events_path: Path,
+                         new_events: list[dict[str, Any]]) -> None:
+    """Every new file is written to a temporary first and the events log appended; only when
+    all of that worked are the temporaries renamed into place (a rename needs no space), so a
+    full disk or a read-only folder changes nothing at all."""
+    temporaries: dict[str, Path] = {}
+    log_size = events_path.stat().st_size if events_path.exists() else None
+    try:
+        for rel_path, text in writes.items():
+            if text is not None:
+                temporaries[rel_path] = write_temporary(top / rel_path, text)
+        events_mod.append(events_path, new_events)
+    except OSError as failure:
+        _undo(temporaries.values(), events_path, log_size, restore_log=True)
+        raise _write_failed(failure, []) from None
+    done: list[str] = []
+    try:
+        for rel_path, text in writes.items():
+            if text is None:
+                (top / rel_path).unlink(missing_ok=True)
+            else:
+                os.replace(temporaries[rel_path], top / rel_path)
+                del temporaries[rel_path]
+            done.append(rel_path)
+    except OSError as failure:
+        _undo(temporaries.values(), events_path, log_size, restore_log=not done)
+        raise _write_failed(failure, done) from None
+
+
+def _undo(temporaries: Iterable[Path], events_path: Path, log_size: int | None,
+          restore_log: bool) -> None:
+    for tmp in temporaries:
+        tmp.unlink(missing_ok=True)
+    if restore_log:
+        _truncate(events_path, log_size)
+
+
+def _write_failed(failure: OSError, replaced: list[str]) -> WriteFailed:
+    where = Path(failure.filename).name if failure.filename else "a store file"
+    outcome = ("nothing was changed" if not replaced else
+               f"{', '.join(replaced)} changed and nothing was committed: `git diff` shows it")
+    return WriteFailed(f"could not write {where}: {failure.strerror or failure}",
+                       f"free disk space or fix the folder's permissions, then retry; {outcome}")
+
+
+def _truncate(path: Path, size: int | None) -> None:
+    try:
+        if size is None:
+            path.unlink(missing_ok=True)
+        elif path.stat().st_size != size:
+            os.truncate(path, size)
+    except OSError:
+        pass  # the log is append-only JSON lines; a torn last line is skipped when read
