@@ -19,6 +19,7 @@ FEATURES: list[str] = [
     "loa_mem.cli.integrations_context",
     "loa_mem.cli.working_set",
     "loa_mem.cli.agents",
+    "loa_mem.cli.trust",
     "loa_mem.cli.people",
 ]
 

@@ -2,9 +2,11 @@
 
 No IO here: every function takes the record, the time and the settings, so each rule is tested
 at a fixed time with hand-computed numbers. What must always hold:
-- score = .4 impact ratio + .3 (mean depth / 2) + .3 (1 - regret ratio), over the components
-  that have data (weights renormalised); with no data at all, the start score. Depth is 0-2, so it
-  is halved to keep the score in 0-1.
+- score = .4 impact ratio + .3 (mean depth / 2) + .3 (1 - regret ratio), always with these
+  weights: a component without data (no dissents: impact and depth; no overrides: regret) counts
+  at the start score, the new agent's prior, so one event moves the score by at most its
+  components' weights (one kept override: .4 * .6 + .3 * .6 + .3 * 1 = .72, not 1) and with no
+  data at all the score is the start score. Depth is 0-2, so it is halved to keep the score in 0-1.
 - each ratio reads the raw events of the last `window_days`, or all history (raw events plus the
   folded counters) when the window holds fewer than `window_min_events` of them;
 - `dissent_history` and `override_history` keep the last `raw_event_limit` events each; older ones
@@ -257,13 +259,14 @@ class Breakdown:
     overrides: int
     dissent_scope: str
     override_scope: str
+    prior: float  # what a component without data counts at: the start score
 
     def to_json(self) -> dict[str, Any]:
         return {"score": self.score, "impact_ratio": self.impact_ratio,
                 "mean_depth": self.mean_depth, "regret_ratio": self.regret_ratio,
                 "dissents": self.dissents, "overrides": self.overrides,
                 "dissent_scope": self.dissent_scope, "override_scope": self.override_scope,
-                "weights": WEIGHTS}
+                "weights": WEIGHTS, "prior": self.prior}
 
 
 def _recent(events: list[dict[str, Any]], now: datetime, days: int) -> list[dict[str, Any]]:
@@ -305,19 +308,16 @@ def _regret_term(record: dict[str, Any], now: datetime, settings: Settings
 
 
 def breakdown(record: dict[str, Any], now: datetime, settings: Settings) -> Breakdown:
+    """The score and its parts; a part without data counts at the start score (the prior)."""
     impact, depth, dissents, dissent_scope = _dissent_terms(record, now, settings)
     regret, overrides, override_scope = _regret_term(record, now, settings)
-    terms: list[tuple[float, float]] = []
-    if impact is not None and depth is not None:
-        terms += [(WEIGHTS["impact"], impact), (WEIGHTS["depth"], depth / DEPTH_CAP)]
-    if regret is not None:
-        terms.append((WEIGHTS["regret"], 1 - regret))
-    if terms:
-        score = sum(w * v for w, v in terms) / sum(w for w, _ in terms)
-    else:
-        score = settings.start_score
+    prior = settings.start_score
+    parts = {"impact": prior if impact is None else impact,
+             "depth": prior if depth is None else depth / DEPTH_CAP,
+             "regret": prior if regret is None else 1 - regret}
+    score = sum(WEIGHTS[name] * value for name, value in parts.items())
     return Breakdown(round(score, 4), impact, depth, regret, dissents, overrides, dissent_scope,
-                     override_scope)
+                     override_scope, prior)
 
 
 def _window_stats(record: dict[str, Any], now: datetime, settings: Settings) -> None:
@@ -346,6 +346,12 @@ def rescore(record: dict[str, Any], now: datetime, reason: str, round_id: str | 
     return score
 
 
+def shown(score: float) -> str:
+    """A trust score as text: always 4 decimals, the precision it is stored at, so a small move
+    is never hidden and a score just under the exclusion threshold never reads as equal to it."""
+    return f"{score:.4f}"
+
+
 # -- devil's advocate ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Candidate:
@@ -359,7 +365,8 @@ def excluded_because(candidate: Candidate, settings: Settings) -> str | None:
     if candidate.probation:
         return f"on probation ({candidate.rounds} of {settings.probation_rounds} rounds)"
     if candidate.score < settings.exclude_below:
-        return f"trust {candidate.score:g} is below {settings.exclude_below:g}"
+        return (f"trust {shown(candidate.score)} is below "
+                f"{shown(settings.exclude_below)}")
     return None
 
 

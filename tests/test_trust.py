@@ -8,29 +8,12 @@ from typing import Any
 
 import pytest
 
-from loa_mem import features, yamlio
+from loa_mem import yamlio
 from tests import support
 from tests.conftest import Cli, git
 
 SIDECARS = "grimoires/loa/agents"
 TEN_WORDS = "The plan ignores the existing REST tooling and its users"  # 10 words
-
-
-@pytest.fixture(autouse=True)
-def _until_sidecars_land(monkeypatch: pytest.MonkeyPatch) -> None:
-    """TEMPORARY: register the feature and the contract's sidecar IO while they are not in."""
-    import sys
-
-    import loa_mem
-    from tests import trust_sidecar_stub
-
-    if "loa_mem.cli.trust" not in features.FEATURES:
-        monkeypatch.setattr(features, "FEATURES", [*features.FEATURES, "loa_mem.cli.trust"])
-    try:
-        import loa_mem.sidecars
-    except ImportError:
-        monkeypatch.setitem(sys.modules, "loa_mem.sidecars", trust_sidecar_stub)
-        monkeypatch.setattr(loa_mem, "sidecars", trust_sidecar_stub, raising=False)
 
 
 def sidecar(root: Path, agent: str) -> dict[str, Any]:
@@ -54,8 +37,9 @@ def test_a_first_dissent_creates_the_sidecar_on_probation(cli: Cli, store: Path)
     # depth: 10/50 = .2 + one citation .2 + novelty 0 (first dissent) = .4
     assert data["depth"] == {"score": 0.4, "words": 10, "length": 0.2, "citations": 1,
                              "citation_bonus": 0.2, "novelty": 0.0}
-    # impact 1, depth .4/2 = .2, no overrides: (.4 + .3 * .2) / .7 = .46 / .7 = .6571
-    assert (data["score_before"], data["score"]) == (0.6, 0.6571)
+    # impact 1, depth .4/2 = .2, no overrides (regret part at the prior .6):
+    # .4 * 1 + .3 * .2 + .3 * .6 = .4 + .06 + .18 = .64
+    assert (data["score_before"], data["score"]) == (0.6, 0.64)
     assert (data["probation"], data["rounds_participated"], data["created_sidecar"]) == (
         True, 1, True)
     assert support.commit_count(store) == commits + 1
@@ -63,7 +47,7 @@ def test_a_first_dissent_creates_the_sidecar_on_probation(cli: Cli, store: Path)
                                                     "grimoires/loa/memory/events.jsonl"]
     event = support.events(store)[-1]
     assert (event["op"], event["agent"], event["round_id"], event["score"]) == (
-        "trust-dissent", "critic", "r1", 0.6571)
+        "trust-dissent", "critic", "r1", 0.64)
     block = sidecar(store, "critic")["trust"]
     assert block["dissent_history"][0]["rubric_citations"] == ["Accuracy"]
     assert [h["reason"] for h in block["trust_score_history"]] == ["initial",
@@ -78,9 +62,9 @@ def test_novelty_compares_with_the_agents_past_dissents(cli: Cli) -> None:
     # cosine {alpha, beta, gamma, delta} . {alpha, beta, epsilon, zeta} = 2/4: novelty .5;
     # length 4/50 = .08 -> depth .58
     assert (data["depth"]["novelty"], data["depth"]["score"]) == (0.5, 0.58)
-    # no impact either time: impact 0, mean depth (.08 + .58) / 2 = .33 ->
-    # (.3 * .165) / .7 = .0707
-    assert data["score"] == 0.0707
+    # no impact either time: impact 0, mean depth (.08 + .58) / 2 = .33; no overrides ->
+    # .4 * 0 + .3 * .33/2 + .3 * .6 = .0495 + .18 = .2295
+    assert data["score"] == 0.2295
 
 
 def test_a_dissent_keeps_the_rest_of_the_sidecar(cli: Cli, store: Path) -> None:
@@ -142,8 +126,8 @@ def test_an_override_records_hashes_and_a_deadline_not_the_texts(cli: Cli, store
     # {use, rest, public, api, keep, existing, tooling, clients} vs {use, graphql, public, api,
     # generate, typed, clients, schema}: 4 shared of 8 and 8 -> 4/8 = .5
     assert data["similarity"] == 0.5
-    # overrides only, none regretted: 1 - 0
-    assert data["score"] == 1.0
+    # no dissents (prior .6), none regretted: .4 * .6 + .3 * .6 + .3 * (1 - 0) = .72
+    assert data["score"] == 0.72
     text = (store / SIDECARS / "critic.yaml").read_text(encoding="utf-8")
     assert "GraphQL" not in text
     assert cli("validate").code == 0
@@ -170,11 +154,12 @@ def test_check_reverts_waits_for_the_deadline(cli: Cli, store: Path) -> None:
     assert support.commit_count(store) == commits
 
 
+# no dissents: .4 * .6 + .3 * .6 = .42 from the prior, plus .3 * (1 - regret ratio)
 @pytest.mark.parametrize(("final", "status", "score"), [
-    (AGENT, "reverted", 0.0),   # regret 1/1: 1 - 1
-    (HUMAN, "kept", 1.0),
-    (HUMAN + "Also document the migration.\n", "kept", 1.0),
-    (AGENT + "Also document the tooling.\n", "reverted", 0.0),
+    (AGENT, "reverted", 0.42),  # regret 1/1: .42 + .3 * 0
+    (HUMAN, "kept", 0.72),      # regret 0/1: .42 + .3 * 1
+    (HUMAN + "Also document the migration.\n", "kept", 0.72),
+    (AGENT + "Also document the tooling.\n", "reverted", 0.42),
 ])
 def test_check_reverts_after_the_deadline(cli: Cli, store: Path, final: str, status: str,
                                           score: float) -> None:
@@ -230,10 +215,11 @@ def test_report_lists_every_agent(cli: Cli) -> None:
     lines = out.splitlines()
     assert lines[1].split() == ["AGENT", "SCORE", "PROBATION", "ROUNDS", "DISSENTS", "OVERRIDES",
                                 "IMPACT", "DEPTH", "REGRET"]
-    # builder: 2 words: depth .04, impact 0 -> (.3 * .02) / .7 = .0086;
-    # critic: 10 words: depth .2, impact 1 -> (.4 + .3 * .1) / .7 = .6143
-    assert lines[2].split() == ["builder", "0.01", "yes", "1", "1", "0", "0.00", "0.04", "-"]
-    assert lines[3].split() == ["critic", "0.61", "yes", "1", "1", "0", "1.00", "0.20", "-"]
+    # no overrides: regret part at the prior, .3 * .6 = .18
+    # builder: 2 words: depth .04, impact 0 -> .4 * 0 + .3 * .02 + .18 = .006 + .18 = .186;
+    # critic: 10 words: depth .2, impact 1 -> .4 * 1 + .3 * .1 + .18 = .4 + .03 + .18 = .61
+    assert lines[2].split() == ["builder", "0.1860", "yes", "1", "1", "0", "0.00", "0.04", "-"]
+    assert lines[3].split() == ["critic", "0.6100", "yes", "1", "1", "0", "1.00", "0.20", "-"]
 
 
 def _graduate(cli: Cli, agent: str, impact: bool) -> None:
@@ -306,19 +292,24 @@ def test_old_events_fold_into_long_term_stats(cli: Cli, store: Path) -> None:
             stats["total_dissents"]) == (1, 1, 0.5, 3)
     assert len(block["trust_score_history"]) == 2
     # all history (2 raw in the window < 5): impact 2/3; depth .5, .5 + 1, .5 + 1 (novelty 1
-    # each time: no shared terms) -> 3.5 / 3; (.4 * 2/3 + .3 * 3.5/6) / .7 = .4417 / .7 = .631
-    assert cli.ok("trust", "score", "critic", "--json").json()["score"] == 0.631
+    # each time: no shared terms) -> 3.5 / 3; no overrides (prior .6):
+    # .4 * 2/3 + .3 * (3.5/3)/2 + .3 * .6 = .26667 + .175 + .18 = .62167 -> .6217
+    assert cli.ok("trust", "score", "critic", "--json").json()["score"] == 0.6217
     assert cli("validate").code == 0
 
 
 def test_score_shows_the_parts_and_the_history_with_reasons(cli: Cli) -> None:
     cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--impact", "--round", "r1")
     out = cli.ok("trust", "score", "critic").stdout
-    assert out.splitlines()[:2] == [
-        "critic: trust 0.6143; on probation (1 round)",
+    # impact 1, depth .2/2 = .1, no overrides (prior .6): .4 + .03 + .18 = .61
+    assert out.splitlines()[:3] == [
+        "critic: trust 0.6100; on probation (1 round)",
         "impact ratio 1.00, mean depth 0.20 of 2 (1 dissent, all history); regret ratio - "
-        "(0 overrides, all history)"]
-    assert "2026-02-01T10:30:00Z  0.61   dissent_impact_true  r1" in out
+        "(0 overrides, all history)",
+        "score = .4 impact + .3 depth/2 + .3 (1 - regret); a part without data counts at the "
+        "prior 0.6000 (the start score)"]
+    assert "2026-02-01T10:30:00Z  0.6000  initial" in out
+    assert "2026-02-01T10:30:00Z  0.6100  dissent_impact_true  r1" in out
 
 
 def test_no_commit_writes_the_sidecar_only(cli: Cli, store: Path) -> None:
@@ -352,12 +343,41 @@ def test_check_reverts_covers_every_agent_of_the_round_and_can_change_its_mind(
         "grimoires/loa/memory/events.jsonl"]
     data = cli.ok("trust", "check-reverts", "--round", "r4", "--final",
                   write(store, "out/final.md", HUMAN), "--json", now=later).json()
-    assert [(c["status"], c["score"]) for c in data["checks"]] == [("kept", 1.0), ("kept", 1.0)]
+    # back to kept: regret 0/1, no dissents: .24 + .18 + .3 = .72
+    assert [(c["status"], c["score"]) for c in data["checks"]] == [("kept", 0.72), ("kept", 0.72)]
 
 
 def test_pick_advocate_prints_the_odds(cli: Cli) -> None:
     out = cli.ok("trust", "pick-advocate", "x", "y", "--seed", "3").stdout.splitlines()
     assert out[0].startswith("devil's advocate: ")
     assert out[0].endswith(" (seed 3); nobody was eligible, so every candidate was")
-    assert out[2].split() == ["x", "0.60", "yes", "50.0%", "on", "probation", "(0", "of", "5",
+    assert out[2].split() == ["x", "0.6000", "yes", "50.0%", "on", "probation", "(0", "of", "5",
                               "rounds)"]
+
+
+def test_text_output_prints_every_trust_score_with_four_decimals(cli: Cli, store: Path) -> None:
+    said = cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--cite", "Accuracy",
+                  "--impact", "--round", "r1").stdout
+    # .4 * 1 + .3 * .4/2 + .3 * .6 (no overrides: the prior) = .64
+    assert "trust 0.6000 -> 0.6400; 1 round; on probation" in said.splitlines()
+    mine, theirs = write(store, "out/agent.md", AGENT), write(store, "out/human.md", HUMAN)
+    said = cli.ok("trust", "override", "critic", "--round", "r4", "--agent-output", mine,
+                  "--human-decision", theirs).stdout
+    # regret 0/1: .4 + .06 + .3 * 1 = .76
+    assert said.splitlines()[-1] == "trust 0.6400 -> 0.7600"
+    assert git(store, "log", "-1", "--format=%s").strip() == (
+        "loa-mem trust: override of critic in r4 (trust 0.6400 -> 0.7600)")
+    said = cli.ok("trust", "check-reverts", "--round", "r4", "--final",
+                  write(store, "out/final.md", AGENT), now="2026-02-03T10:30:00Z").stdout
+    # regret 1/1: .4 + .06 + .3 * 0 = .46
+    assert said.splitlines()[-1].endswith("0.7600 -> 0.4600")
+    # builder: depth 2/50 = .04, impact 0: .3 * .02 + .18 = .186
+    cli.ok("trust", "dissent", "builder", "--text", "too slow")
+    config = store / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "trust:\n  probation_rounds: 1\n",
+                      encoding="utf-8")
+    rows = [line.split() for line in
+            cli.ok("trust", "pick-advocate", "critic", "builder", "--seed", "1").stdout
+            .splitlines()[2:]]
+    assert rows == [["critic", "0.4600", "no", "100.0%"],
+                    ["builder", "0.1860", "no", "-", "trust", "0.1860", "is", "below", "0.2000"]]

@@ -77,18 +77,21 @@ def test_cosine_is_over_term_frequencies() -> None:
 
 
 # -- score --------------------------------------------------------------------------------
+# A part without data counts at the start score .6 (the prior): no overrides -> .3 * .6 = .18;
+# no dissents -> .4 * .6 + .3 * .6 = .24 + .18 = .42.
 @pytest.mark.parametrize(("made", "expected"), [
-    # nothing yet: the start score
+    # nothing yet: .4 * .6 + .3 * .6 + .3 * .6 = .24 + .18 + .18 = .6, the start score
     (record(), (0.6, None, None, None)),
-    # impact 1/2, mean depth (1.4 + .6) / 2 = 1 -> (.4 * .5 + .3 * 1/2) / .7 = .35 / .7 = .5
-    (record([dissent(1, True, 1.4), dissent(2, False, 0.6)]), (0.5, 0.5, 1.0, None)),
-    # plus 4 overrides, 1 regretted: .2 + .15 + .3 * .75 = .575
+    # impact 1/2, mean depth (1.4 + .6) / 2 = 1; no overrides:
+    # .4 * .5 + .3 * 1/2 + .3 * .6 = .2 + .15 + .18 = .53
+    (record([dissent(1, True, 1.4), dissent(2, False, 0.6)]), (0.53, 0.5, 1.0, None)),
+    # plus 4 overrides, 1 regretted: .2 + .15 + .3 * (1 - .25) = .2 + .15 + .225 = .575
     (record([dissent(1, True, 1.4), dissent(2, False, 0.6)],
             [override(1, True)] + [override(1, False)] * 3), (0.575, 0.5, 1.0, 0.25)),
-    # overrides only: 1 - 1/2
-    (record([], [override(1, True), override(2, False)]), (0.5, None, None, 0.5)),
-    # perfect dissents, no overrides: (.4 + .3) / .7 = 1
-    (record([dissent(1, True, 2.0)]), (1.0, 1.0, 2.0, None)),
+    # overrides only, 1 of 2 regretted: .4 * .6 + .3 * .6 + .3 * (1 - .5) = .24 + .18 + .15 = .57
+    (record([], [override(1, True), override(2, False)]), (0.57, None, None, 0.5)),
+    # perfect dissents, no overrides: .4 * 1 + .3 * 2/2 + .3 * .6 = .4 + .3 + .18 = .88
+    (record([dissent(1, True, 2.0)]), (0.88, 1.0, 2.0, None)),
 ])
 def test_score_formula(made: dict[str, Any],
                        expected: tuple[float, float | None, float | None, float | None]) -> None:
@@ -96,21 +99,45 @@ def test_score_formula(made: dict[str, Any],
     assert (b.score, b.impact_ratio, b.mean_depth, b.regret_ratio) == expected
 
 
+@pytest.mark.parametrize(("settings", "kept", "regretted", "first_dissent"), [
+    # the prior is the start score .6. One override kept: .4 * .6 + .3 * .6 + .3 * (1 - 0)
+    # = .24 + .18 + .3 = .72; regretted: .24 + .18 + .3 * (1 - 1) = .42 (renormalising over the
+    # regret part alone gave 1 and 0). A first impactful dissent of depth .4, no overrides:
+    # .4 * 1 + .3 * .4/2 + .3 * .6 = .4 + .06 + .18 = .64 (renormalised: .6571)
+    (S, 0.72, 0.42, 0.64),
+    # a configured start score .5: kept .4 * .5 + .3 * .5 + .3 = .2 + .15 + .3 = .65; regretted
+    # .2 + .15 + 0 = .35; the dissent .4 + .06 + .3 * .5 = .61
+    (t.Settings(start_score=0.5), 0.65, 0.35, 0.61),
+])
+def test_a_part_without_data_counts_at_the_start_score(settings: t.Settings, kept: float,
+                                                       regretted: float,
+                                                       first_dissent: float) -> None:
+    made = t.new_record(clock.iso(NOW), settings)
+    made["override_history"] = [override(1, False)]
+    found = t.breakdown(made, NOW, settings)
+    assert (found.score, found.prior, found.to_json()["prior"]) == (
+        kept, settings.start_score, settings.start_score)
+    made["override_history"] = [override(1, True)]
+    assert t.breakdown(made, NOW, settings).score == regretted
+    made["override_history"], made["dissent_history"] = [], [dissent(1, True, 0.4)]
+    assert t.breakdown(made, NOW, settings).score == first_dissent
+
+
 def test_the_window_is_used_when_it_holds_enough_events() -> None:
     recent = [dissent(d, True, 2.0) for d in (1, 10, 30, 60, 90)]  # 90 days old is inside
     old = [dissent(200, False, 0.0)] * 3
     b = t.breakdown(record(old + recent), NOW, S)
-    # 5 in the window: impact 1, depth 2 -> 1.0
-    assert (b.score, b.dissent_scope, b.dissents) == (1.0, "window", 5)
+    # 5 in the window: impact 1, depth 2; no overrides: .4 * 1 + .3 * 2/2 + .3 * .6 = .88
+    assert (b.score, b.dissent_scope, b.dissents) == (0.88, "window", 5)
 
 
 def test_all_history_is_used_when_the_window_holds_too_little() -> None:
     recent = [dissent(d, True, 2.0) for d in (1, 10, 30, 91)]  # 91 days: outside
     old = [dissent(200, False, 0.0)] * 3
     b = t.breakdown(record(old + recent), NOW, S)
-    # 3 in the window < 5: all 7 -> impact 4/7, depth 8/7;
-    # (.4 * 4/7 + .3 * 4/7) / .7 = (.4 / .7) ... = .5714
-    assert (b.score, b.dissent_scope, b.dissents) == (0.5714, "all", 7)
+    # 3 in the window < 5: all 7 -> impact 4/7, depth 8/7; no overrides:
+    # .4 * 4/7 + .3 * (8/7)/2 + .3 * .6 = .7 * 4/7 + .18 = .4 + .18 = .58
+    assert (b.score, b.dissent_scope, b.dissents) == (0.58, "all", 7)
     assert b.impact_ratio == 0.5714
 
 
@@ -151,13 +178,14 @@ def test_every_event_appends_the_score_and_its_reason() -> None:
     t.add_dissent(made, text="short", citations=[], impact=False, round_id="r2",
                   now=NOW + timedelta(hours=1), settings=S)
     history = made["trust_score_history"]
-    # first: impact 1, depth 1 + .2 + 0 = 1.2 -> (.4 + .3 * .6) / .7 = .58 / .7 = .8286
+    # no overrides either time: regret part at the prior, .3 * .6 = .18
+    # first: impact 1, depth 1 + .2 + 0 = 1.2 -> .4 * 1 + .3 * 1.2/2 + .18 = .4 + .18 + .18 = .76
     # second: depth 1/50 + 0 + novelty 1 ({short} vs {w}) = 1.02; impact 1/2, depth 2.22/2 = 1.11
-    #   -> (.4 * .5 + .3 * .555) / .7 = .3665 / .7 = .5236
+    #   -> .4 * .5 + .3 * 1.11/2 + .18 = .2 + .1665 + .18 = .5465
     assert [(h["score"], h["reason"]) for h in history] == [
-        (0.6, "initial"), (0.8286, "dissent_impact_true"), (0.5236, "dissent_impact_false")]
+        (0.6, "initial"), (0.76, "dissent_impact_true"), (0.5465, "dissent_impact_false")]
     assert history[2]["round_id"] == "r2"
-    assert made["trust_score"] == 0.5236
+    assert made["trust_score"] == 0.5465
 
 
 def test_folding_keeps_the_last_events_and_the_all_history_ratios() -> None:
@@ -209,12 +237,14 @@ def test_a_regret_lowers_the_score_and_is_recorded() -> None:
     made = t.new_record(clock.iso(NOW), S)
     o = t.add_override(made, round_id="r1", agent=t.Version.of("a", AGENT),
                        human=t.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
-    assert made["trust_score"] == 1.0  # overrides only, none regretted: 1 - 0
+    # no dissents (prior .6), 1 override, none regretted: .4 * .6 + .3 * .6 + .3 * 1 = .72
+    assert made["trust_score"] == 0.72
     later = NOW + timedelta(days=2)
     found, changed = t.settle(made, o, t.Version.of("f", AGENT), later, S)
     assert (found.reverted, changed, o["regret"], o["reverted_by"]) == (True, True, True,
                                                                          "system")
-    assert made["trust_score"] == 0.0
+    # regret 1/1: .24 + .18 + .3 * 0 = .42
+    assert made["trust_score"] == 0.42
     assert made["trust_score_history"][-1]["reason"] == "regret_inferred"
     assert t.settle(made, o, t.Version.of("f", AGENT), later, S)[1] is False
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from loa_mem.render import Block, Table
+from loa_mem.trust import shown
 
 if TYPE_CHECKING:
     from loa_mem.commands.trust import Advocate, AgentTrust, Report
@@ -15,6 +16,10 @@ HISTORY_SHOWN = 10
 
 def _commit(sha: str | None) -> str:
     return f" (commit {sha[:10]})" if sha else " (not committed)"
+
+
+def _moved(before: float, after: float) -> str:
+    return f"{shown(before)} -> {shown(after)}"
 
 
 def _ratio(value: float | None) -> str:
@@ -36,7 +41,7 @@ def dissented(r: Dissented) -> list[Block]:
             f"dissent by {r.agent}{where} recorded{_commit(r.commit)}",
             f"depth {d.depth:.2f} = length {d.length:.2f} ({d.words} words) + citations "
             f"{d.citation_bonus:.2f} ({d.citations}) + novelty {d.novelty:.2f}",
-            f"trust {r.score_before:.4g} -> {r.score:.4g}; {_n(r.rounds, 'round')}"
+            f"trust {_moved(r.score_before, r.score)}; {_n(r.rounds, 'round')}"
             + ("; on probation" if r.probation else "")]
 
 
@@ -46,12 +51,12 @@ def overridden(r: Overridden) -> list[Block]:
             f"agent output {r.agent_output.path} vs human decision {r.human_decision.path}: "
             f"similarity {r.similarity:.2f}",
             f"regret is checked after {r.deadline} (trust check-reverts --round {r.round_id})",
-            f"trust {r.score_before:.4g} -> {r.score:.4g}"]
+            f"trust {_moved(r.score_before, r.score)}"]
 
 
 def checked(r: Checked) -> list[Block]:
     rows = [(c.agent, c.status, c.how, c.similarity_to_agent, c.similarity_to_human,
-             f"{c.score_before:.4g} -> {c.score:.4g}") for c in r.checks]
+             _moved(c.score_before, c.score)) for c in r.checks]
     head = f"round {r.round_id}, final {r.final.path}" + (
         _commit(r.commit) if r.commit else "; nothing changed")
     return [head, Table(["agent", "status", "why", "sim agent", "sim human", "trust"], rows)]
@@ -61,22 +66,28 @@ def _scope(scope: str, days: int) -> str:
     return f"last {days} days" if scope == "window" else "all history"
 
 
+def _history_score(value: object) -> str | None:
+    return shown(value) if isinstance(value, (int, float)) else None
+
+
 def standing(r: AgentTrust) -> list[Block]:
     b, days = r.breakdown, r.window_days
     lines: list[Block] = [
-        f"{r.agent}: trust {r.score:.4g}" + ("" if r.exists else " (no sidecar yet: a new agent)")
+        f"{r.agent}: trust {shown(r.score)}"
+        + ("" if r.exists else " (no sidecar yet: a new agent)")
         + (f"; on probation ({_n(r.rounds, 'round')})" if r.probation
            else f"; {_n(r.rounds, 'round')}"),
         f"impact ratio {_ratio(b.impact_ratio)}, mean depth {_ratio(b.mean_depth)} of 2 "
         f"({_n(b.dissents, 'dissent')}, {_scope(b.dissent_scope, days)}); regret ratio "
         f"{_ratio(b.regret_ratio)} ({_n(b.overrides, 'override')}, "
         f"{_scope(b.override_scope, days)})",
-        "score = .4 impact + .3 depth/2 + .3 (1 - regret), over the parts with data",
+        f"score = .4 impact + .3 depth/2 + .3 (1 - regret); a part without data counts at "
+        f"the prior {shown(b.prior)} (the start score)",
     ]
     recent = r.history[-HISTORY_SHOWN:]
     if recent:
         lines.append(Table(["time", "score", "reason", "round"],
-                           [(h.get("timestamp"), h.get("score"), h.get("reason"),
+                           [(h.get("timestamp"), _history_score(h.get("score")), h.get("reason"),
                              h.get("round_id")) for h in recent], "score history"))
     return lines
 
@@ -84,7 +95,7 @@ def standing(r: AgentTrust) -> list[Block]:
 def reported(r: Report) -> list[Block]:
     if not r.agents:
         return ["no agent has a sidecar yet"]
-    rows = [(a.agent, f"{a.score:.2f}", "yes" if a.probation else "no", a.rounds, a.dissents,
+    rows = [(a.agent, shown(a.score), "yes" if a.probation else "no", a.rounds, a.dissents,
              a.overrides, _ratio(a.breakdown.impact_ratio), _ratio(a.breakdown.mean_depth),
              _ratio(a.breakdown.regret_ratio)) for a in r.agents]
     return [Table(["agent", "score", "probation", "rounds", "dissents", "overrides",
@@ -92,7 +103,7 @@ def reported(r: Report) -> list[Block]:
 
 
 def advocate(r: Advocate) -> list[Block]:
-    rows = [(c["agent"], f"{c['score']:.2f}", "yes" if c["probation"] else "no",
+    rows = [(c["agent"], shown(c["score"]), "yes" if c["probation"] else "no",
              f"{100 * c['probability']:.1f}%" if c["eligible"] or r.fallback else "-",
              c["excluded_because"] or "") for c in r.candidates]
     note = "; nobody was eligible, so every candidate was" if r.fallback else ""
