@@ -119,7 +119,7 @@ def _without_ours(settings: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    from loa_mem.store import atomic_write
+    from loa_mem.filewrite import atomic_write
 
     atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
@@ -206,7 +206,7 @@ def install_git(top: Path, command: str) -> dict[str, Any]:
         new = first + "\n" + _block(command, BEGIN) + body
     changed = new != text
     if changed:
-        from loa_mem.store import atomic_write
+        from loa_mem.filewrite import atomic_write
 
         atomic_write(path, new)
     path.chmod(path.stat().st_mode | 0o111)
@@ -223,7 +223,7 @@ def uninstall_git(top: Path) -> dict[str, Any]:
     if deleted:
         path.unlink()
     elif found:
-        from loa_mem.store import atomic_write
+        from loa_mem.filewrite import atomic_write
 
         atomic_write(path, rest)
     return {"path": rel, "changed": found, "deleted": deleted}

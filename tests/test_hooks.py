@@ -78,9 +78,27 @@ def test_session_end_hook_as_written_runs_gc(cli: Cli, store: Path) -> None:
     shell = subprocess.run(["bash", "-c", command], cwd=store, input=json.dumps(payload),
                            env=path_env(), capture_output=True, text=True, check=False)
     assert shell.returncode == 0, shell.stderr
-    assert "Traceback" not in shell.stderr
+    assert shell.stderr == ""  # s-1 was never opened with `session start`: gc alone, no error
     assert [e["id"] for e in support.entries(store, "error", archive=True)] == [expired]
     assert support.events(store)[-1]["op"] == "gc"
+
+
+def test_session_end_hook_ends_the_agents_session_the_runner_opened(cli: Cli, store: Path
+                                                                    ) -> None:
+    cli.ok("session", "start", "--agent", "architect", "--session", "s-2")
+    cli.ok("agent", "remember", "architect", "Deploys happen on Tuesdays", "--type", "context",
+           "--session", "s-2")
+    assert run_loa_mem(store, "hooks", "install", "--claude-code").returncode == 0
+    command = our_command(settings_of(store), "SessionEnd")
+    payload = {"session_id": "s-2", "hook_event_name": "SessionEnd", "reason": "logout"}
+    shell = subprocess.run(["bash", "-c", command], cwd=store, input=json.dumps(payload),
+                           env=path_env(), capture_output=True, text=True, check=False)
+    assert shell.returncode == 0, shell.stderr
+    sidecar = (store / "grimoires/loa/agents/architect.yaml").read_text(encoding="utf-8")
+    assert "sessions_participated: 1" in sidecar and "Deploys happen on Tuesdays" in sidecar
+    assert support.events(store)[-1]["op"] == "session-end"
+    assert git(store, "log", "-1", "--format=%s").startswith("loa-mem session: end session s-2")
+    assert "no open session" in cli("session", "end", "--session", "s-2").stderr
 
 
 def test_claude_code_install_merges_and_uninstall_restores(store: Path) -> None:

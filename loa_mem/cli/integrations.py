@@ -128,7 +128,8 @@ def export_entries(
     from dataclasses import replace
 
     from loa_mem.commands.transfer import export_entries as do_export
-    from loa_mem.store import Store, atomic_write
+    from loa_mem.filewrite import atomic_write
+    from loa_mem.store import Store
 
     store = Store.open(root)
     result = do_export(store, fmt, categories=tuple(category or ()), everything=everything,

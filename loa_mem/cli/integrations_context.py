@@ -108,13 +108,26 @@ def hooks_session_end(
     session = session or _hook_input().get("session_id")
     where = ["--root", root] if root else []
     steps = []
-    if "session" in catalog.names() and session:
+    if "session" in catalog.names() and session and _is_open(str(session), root):
         steps.append(["session", "end", "--session", str(session), *where])
     if "gc" in catalog.names():
         steps.append(["gc", "--trigger", "session_end", *where])
     codes = [run(step) for step in steps]
     worst = max((c for c in codes if c != EXIT_REFUSED), default=0)
     raise typer.Exit(worst)
+
+
+def _is_open(session: str, root: str | None) -> bool:
+    """Only a session opened with `session start` has sidecars to update: a runner's other
+    sessions end with gc alone, and without an error on every exit."""
+    from loa_mem.commands.sessions import is_open
+    from loa_mem.errors import LoaMemError
+    from loa_mem.store import Store
+
+    try:
+        return is_open(Store.open(root), session)
+    except LoaMemError:
+        return False
 
 
 def _hook_input() -> dict[str, Any]:
