@@ -13,6 +13,8 @@ from loa_mem import schemacheck, sidecars, yamlio
 from loa_mem.errors import InvalidFile
 from loa_mem.validate import Problem
 
+__all__ = ["check", "refuse_invalid"]
+
 if TYPE_CHECKING:
     from loa_mem.store import Store
 
@@ -28,6 +30,19 @@ def check(store: Store, paths: list[str] | None) -> Iterator[Problem]:
     index = state_index_rel(store)
     if (store.top / index).exists() and (not wanted or index in wanted):
         yield from _state_index(store, index)
+
+
+def refuse_invalid(store: Store, agent: str) -> None:
+    """InvalidFile naming file and line of the first error `validate` finds in the agent's
+    sidecar (its trust block aside): a command never builds on a sidecar a hand edit broke,
+    so a mistyped confidence is never read as 0 and pruned."""
+    rel = sidecars.sidecar_rel(store, agent)
+    if not (store.top / rel).exists():
+        return
+    for problem in _sidecar(store, agent, rel):
+        if problem.severity == "error":
+            raise InvalidFile(rel, problem.line, 1, f"[{problem.rule}] {problem.message}",
+                              "fix the sidecar (see `loa-mem validate`); nothing was written")
 
 
 def _sidecar(store: Store, agent: str, rel: str) -> Iterator[Problem]:

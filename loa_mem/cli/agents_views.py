@@ -57,12 +57,17 @@ def changed(result: Changed) -> list[Block]:
         what = {"remember": lambda: f"memory [{d['type']}] ({_c(d['confidence'])})",
                 "reinforce": lambda: f"reference to {d['id']}",
                 "relate": lambda: f"{d['relation']} with {d['other']}"}[result.action]()
-        return [f"{result.agent}: {what} recorded in session {result.session} "
-                f"(applied by `loa-mem session end --session {result.session}`)"]
+        out: list[Block] = [f"{result.agent}: {what} recorded in session {result.session} "
+                            f"(applied by `loa-mem session end --session {result.session}`)"]
+        if result.action == "remember" and d["recorded_this_session"] > d["kept_at_end"]:
+            out.append(f"{d['recorded_this_session']} memories recorded for {result.agent} in "
+                       f"session {result.session}; session end keeps at most "
+                       f"{d['kept_at_end']} new ones, the most confident (the earliest on a tie)")
+        return out
     if result.action == "remember":
         if not d["created"]:
             return [f"{result.agent} already remembers this as {d['id']}; nothing written"]
-        out: list[Block] = [f"{result.agent}: remembered {d['id']} [{d['type']}] "
+        out = [f"{result.agent}: remembered {d['id']} [{d['type']}] "
                             f"({_c(d['confidence'])})"]
         out += [f"pruned {p['id']} ({_c(p['confidence'])}): {p['reason']}" for p in d["pruned"]]
         return out

@@ -54,8 +54,29 @@ def save(txn: Transaction, store: Store, changed: dict[str, dict[str, Any]]) -> 
     txn.put(rel, json.dumps(state, indent=2, ensure_ascii=False) + "\n")
 
 
-def _existing(store: Store, agent: str) -> dict[str, Any]:
+def load_checked(store: Store, agent: str) -> dict[str, Any] | None:
+    """The sidecar for a read-modify-write (None when absent); InvalidFile when it does not
+    parse or `validate` finds an error in it, and then nothing is written."""
+    from loa_mem.agents_check import refuse_invalid
+
     data = sidecars.load_sidecar(store, agent)
+    if data is not None:
+        refuse_invalid(store, agent)
+    return data
+
+
+def read_checked(store: Store, agent: str) -> dict[str, Any] | None:
+    """The sidecar as plain data (None when absent), checked like `load_checked`."""
+    from loa_mem.agents_check import refuse_invalid
+
+    data = sidecars.read_sidecar(store, agent)
+    if data is not None:
+        refuse_invalid(store, agent)
+    return data
+
+
+def _existing(store: Store, agent: str) -> dict[str, Any]:
+    data = load_checked(store, agent)
     if data is None:
         raise NotFound(f"no agent {agent!r} (no {sidecars.sidecar_rel(store, agent)})",
                        "see `loa-mem agent list`")
@@ -131,15 +152,15 @@ def remember(store: Store, agent: str, text: str, kind: str, confidence: float |
     value = rules.check_confidence(confidence, kind)
     sensitive.refuse_sensitive(content, "the memory")
     record = {"kind": "memory", "type": kind, "content": content, "confidence": value}
+    s = settings(store)
     if session is not None:
         count = sessions.record(store, session, agent, record)
         return Changed("remember", agent, session, True,
                        {"id": None, "type": kind, "content": content, "confidence": value,
-                        "recorded_this_session": count})
-    s = settings(store)
+                        "recorded_this_session": count, "kept_at_end": s.max_new_per_session})
     with store.write("agent", actor, commit) as txn:
         now = clock.now_iso()
-        data = sidecars.load_sidecar(store, agent)
+        data = load_checked(store, agent)
         created_sidecar = data is None
         data = sidecars.new_sidecar(agent, now) if data is None else data
         stored = rules.duplicate_of(data, kind, content)
@@ -200,7 +221,7 @@ def relate(store: Store, agent: str, other: str, relation: str, session: str | N
         return Changed("relate", agent, session, True, {"other": other, "relation": relation})
     with store.write("agent", actor, commit) as txn:
         now = clock.now_iso()
-        data = sidecars.load_sidecar(store, agent) or sidecars.new_sidecar(agent, now)
+        data = load_checked(store, agent) or sidecars.new_sidecar(agent, now)
         listed = rules.relate(data, other, relation, settings(store))
         data["last_updated"] = now
         count = int(data["relationship_counts"][other][relation])

@@ -58,8 +58,12 @@ def _read(store: Store, session: str) -> dict[str, Any]:
     return data
 
 
+def is_open(store: Store, session: str) -> bool:
+    return _SESSION.match(session) is not None and _path(store, session).exists()
+
+
 def _write(store: Store, data: dict[str, Any]) -> None:
-    from loa_mem.store import atomic_write
+    from loa_mem.filewrite import atomic_write
 
     path = _path(store, str(data["session"]))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -108,18 +112,20 @@ def _new_id(store: Store) -> str:
 
 
 def _briefing(store: Store, agent: str, recent: int) -> dict[str, Any]:
-    data = sidecars.read_sidecar(store, agent)
-    if data is None:
-        return {"agent": agent, "first_session": True, "sessions_participated": 0,
-                "memories": [], "relationships": {k: [] for k in sidecars.RELATIONSHIP_KINDS}}
+    """What the agent is told at start. `first_session` when it has no sidecar, or one with no
+    session, memory or relationship yet (only the trust memory made it)."""
+    from loa_mem.commands.agents import read_checked
+
+    data = read_checked(store, agent) or {}
     raw = data.get("relationships")
-    relationships = raw if isinstance(raw, dict) else {}
-    return {"agent": agent, "first_session": False,
-            "sessions_participated": int(data.get("sessions_participated") or 0),
-            "memories": [{k: m.get(k) for k in ("id", "type", "content", "confidence")}
-                         for m in rules.recent(data, recent)],
-            "relationships": {k: [str(a) for a in relationships.get(k) or []]
-                              for k in sidecars.RELATIONSHIP_KINDS}}
+    relationships = {k: [str(a) for a in (raw.get(k) or [] if isinstance(raw, dict) else [])]
+                     for k in sidecars.RELATIONSHIP_KINDS}
+    sessions = int(data.get("sessions_participated") or 0)
+    shown = [{k: m.get(k) for k in ("id", "type", "content", "confidence")}
+             for m in rules.recent(data, recent)]
+    first = not (sessions or rules.memories(data) or any(relationships.values()))
+    return {"agent": agent, "first_session": first, "sessions_participated": sessions,
+            "memories": shown, "relationships": relationships}
 
 
 def start(store: Store, agents: list[str], session: str | None) -> Started:
@@ -127,6 +133,7 @@ def start(store: Store, agents: list[str], session: str | None) -> Started:
     if not agents:
         raise Refused("no agent given", "name each participant: --agent A [--agent B]")
     names = list(dict.fromkeys(sidecars.check_agent_name(a) for a in agents))
+    recent = rules.Settings.of(store.config.section("agents")).recent_memories
     with _locked(store, "session"):
         sid = check_session_id(session) if session else _new_id(store)
         try:
@@ -135,10 +142,10 @@ def start(store: Store, agents: list[str], session: str | None) -> Started:
             data = {"session": sid, "started": clock.now_iso(), "agents": [], "records": []}
         joined = [a for a in names if a not in data["agents"]]
         data["agents"] += joined
+        # Every sidecar is read (and checked) before the session is opened or joined.
+        briefings = [_briefing(store, a, recent) for a in data["agents"]]
         if joined:
             _write(store, data)
-    recent = rules.Settings.of(store.config.section("agents")).recent_memories
-    briefings = [_briefing(store, a, recent) for a in data["agents"]]
     return Started(sid, str(data["started"]), joined, briefings,
                    injection_text(sid, briefings))
 
@@ -213,7 +220,8 @@ def _apply_end(store: Store, session: str, actor: str, commit: bool, s: rules.Se
         changed: dict[str, dict[str, Any]] = {}
         outcomes = []
         for agent in data["agents"]:
-            sidecar = sidecars.load_sidecar(store, agent) or sidecars.new_sidecar(agent, now)
+            sidecar = (agent_commands.load_checked(store, agent)
+                       or sidecars.new_sidecar(agent, now))
             records = [r for r in data["records"] if r["agent"] == agent]
             outcomes.append(rules.end_session(sidecar, agent, records, session=session,
                                               started=str(data["started"]), now_iso=now, s=s))
