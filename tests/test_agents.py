@@ -270,3 +270,12 @@ def test_list_and_show(cli: Cli, store: Path) -> None:
 
 def test_show_of_an_unknown_agent(cli: Cli) -> None:
     assert "no agent 'ghost'" in refused(cli, "agent", "show", "ghost")
+
+
+def test_relate_says_in_words_what_was_counted(cli: Cli, store: Path) -> None:
+    said = [cli.ok("agent", "relate", "architect", "qa", f"--{how}").stdout.strip()
+            for how in ("agree", "disagree", "complement")]
+
+    assert said == ["architect: agreed with qa counted (1)",
+                    "architect: disagreed with qa counted (1)",
+                    "architect: complemented qa counted (1); now in complements"]

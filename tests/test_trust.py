@@ -381,3 +381,14 @@ def test_text_output_prints_every_trust_score_with_four_decimals(cli: Cli, store
             .splitlines()[2:]]
     assert rows == [["critic", "0.4600", "no", "100.0%"],
                     ["builder", "0.1860", "no", "-", "trust", "0.1860", "is", "below", "0.2000"]]
+
+
+def test_a_dissent_shows_its_depth_parts_as_stored_so_the_sum_checks(cli: Cli,
+                                                                     store: Path) -> None:
+    cli.ok("trust", "dissent", "critic", "--text", "storage doubles", "--round", "r1")
+    out = cli.ok("trust", "dissent", "critic", "--text", "storage doubles again and again today",
+                 "--round", "r2", "--cite", "cost").stdout
+
+    # 6 words: 6/50 = .12; one citation .2; novelty: without the stop word "and", terms
+    # {storage, doubles, again x2, today} against {storage, doubles}: 1 - 2/sqrt(7 * 2) = .4655
+    assert "depth 0.7855 = length 0.12 (6 words) + citations 0.2 (1) + novelty 0.4655" in out

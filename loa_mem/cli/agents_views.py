@@ -56,7 +56,7 @@ def changed(result: Changed) -> list[Block]:
     if result.pending:
         what = {"remember": lambda: f"memory [{d['type']}] ({_c(d['confidence'])})",
                 "reinforce": lambda: f"reference to {d['id']}",
-                "relate": lambda: f"{d['relation']} with {d['other']}"}[result.action]()
+                "relate": lambda: _relation(d)}[result.action]()
         out: list[Block] = [f"{result.agent}: {what} recorded in session {result.session} "
                             f"(applied by `loa-mem session end --session {result.session}`)"]
         if result.action == "remember" and d["recorded_this_session"] > d["kept_at_end"]:
@@ -67,15 +67,20 @@ def changed(result: Changed) -> list[Block]:
     if result.action == "remember":
         if not d["created"]:
             return [f"{result.agent} already remembers this as {d['id']}; nothing written"]
-        out = [f"{result.agent}: remembered {d['id']} [{d['type']}] "
-                            f"({_c(d['confidence'])})"]
+        out = [f"{result.agent}: remembered {d['id']} [{d['type']}] ({_c(d['confidence'])})"]
         out += [f"pruned {p['id']} ({_c(p['confidence'])}): {p['reason']}" for p in d["pruned"]]
         return out
     if result.action == "reinforce":
         return [f"{result.agent}: {d['id']} confidence {_c(d['confidence_before'])} -> "
                 f"{_c(d['confidence'])}"]
     listed = f"; now in {d['listed']}" if d["listed"] else ""
-    return [f"{result.agent}: {d['relation']} with {d['other']} counted ({d['count']}){listed}"]
+    return [f"{result.agent}: {_relation(d)} counted ({d['count']}){listed}"]
+
+
+def _relation(d: dict[str, Any]) -> str:
+    verb = {"agree": "agreed with", "disagree": "disagreed with",
+            "complement": "complemented"}.get(str(d["relation"]), str(d["relation"]))
+    return f"{verb} {d['other']}"
 
 
 def started(result: Started) -> list[Block]:

@@ -26,6 +26,11 @@ def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _exact(value: float) -> str:
+    """A depth part as stored (4 decimals, no trailing zeros), so the sum can be checked."""
+    return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
+
+
 def _n(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
@@ -39,8 +44,8 @@ def dissented(r: Dissented) -> list[Block]:
     where = f" in {r.round_id}" if r.round_id else ""
     return [*_new(r.created, r.agent),
             f"dissent by {r.agent}{where} recorded{_commit(r.commit)}",
-            f"depth {d.depth:.2f} = length {d.length:.2f} ({d.words} words) + citations "
-            f"{d.citation_bonus:.2f} ({d.citations}) + novelty {d.novelty:.2f}",
+            f"depth {_exact(d.depth)} = length {_exact(d.length)} ({d.words} words) + citations "
+            f"{_exact(d.citation_bonus)} ({d.citations}) + novelty {_exact(d.novelty)}",
             f"trust {_moved(r.score_before, r.score)}; {_n(r.rounds, 'round')}"
             + ("; on probation" if r.probation else "")]
 
