@@ -1,8 +1,8 @@
 """`loa-mem context`, dispatched by `entry.main` before typer is imported.
 
 The session-start hook runs this before every agent session, so while the caches are fresh it
-imports only the standard library (argparse, json, sqlite3) and the light `context`, `scoring`,
-`tokens` and `clock` modules. Fresh means all of:
+imports only the standard library (json, sqlite3; argparse only for help and mistakes) and the
+light `context`, `scoring`, `tokens` and `clock` modules. Fresh means all of:
 - the config cache (`<git dir>/loa-mem/config.json`, written by `config.load`) has the
   signature (mtime, size) of `.loa.config.yaml` as it is now;
 - every grimoire file (each category's file under storage_dir and archive_dir) has the
@@ -18,7 +18,6 @@ refreshes the index, rebuild the side cache, and build the same block.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sqlite3
@@ -29,6 +28,7 @@ from loa_mem import clock, context
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import argparse
     from typing import Any
 
 SIDE_CACHE = "context.json"
@@ -37,6 +37,8 @@ CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py 
 
 
 def parser() -> argparse.ArgumentParser:
+    import argparse  # only for help and mistakes: `quick_parse` reads the valid forms
+
     parser = argparse.ArgumentParser(
         prog="loa-mem context",
         description="Print the session-start context: pinned files, expiry warnings, your "

@@ -79,7 +79,7 @@ def test_the_hook_imports_no_heavy_library_while_the_caches_are_fresh(
                 if line.startswith("import time:")}
     assert "loa_mem" in imported
     assert not imported & {"typer", "click", "rich", "yaml", "ruamel", "git", "jsonschema",
-                           "dataclasses"}
+                           "dataclasses", "argparse"}
 
 
 def test_budget_cuts_the_lowest_scores_and_says_so(store: Path, mixed: dict[str, str]) -> None:
