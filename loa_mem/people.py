@@ -22,6 +22,7 @@ light loa_mem modules only.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -156,7 +157,9 @@ def user_dir(user: str, create: bool = False) -> str:
                 return folder
             with Private():
                 os.makedirs(top, mode=0o700, exist_ok=True)
-                os.mkdir(folder, 0o700)
+                # a concurrent first write may have made it: it is checked below all the same
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(folder, 0o700)
             stat = os.lstat(folder)
         _owned(folder, stat)
         if stat.st_mode & 0o077:  # made by hand, or by an older umask: make it private again
