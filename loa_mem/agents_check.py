@@ -13,23 +13,39 @@ from loa_mem import schemacheck, sidecars, yamlio
 from loa_mem.errors import InvalidFile
 from loa_mem.validate import Problem
 
-__all__ = ["check", "refuse_invalid"]
+__all__ = ["check", "counted", "refuse_invalid"]
 
 if TYPE_CHECKING:
     from loa_mem.store import Store
 
 
 def check(store: Store, paths: list[str] | None) -> Iterator[Problem]:
+    chosen, index = _selected(store, paths)
+    for agent, rel in chosen:
+        yield from _sidecar(store, agent, rel)
+    if index is not None:
+        yield from _state_index(store, index)
+
+
+def counted(store: Store, paths: list[str] | None) -> dict[str, int]:
+    """What `check` reads, for validate's summary line."""
+    return {"agent_sidecars": len(_selected(store, paths)[0])}
+
+
+def _selected(store: Store, paths: list[str] | None) -> tuple[list[tuple[str, str]], str | None]:
+    """The (agent, sidecar path) pairs and the state index that `paths` select
+    (no paths: all of them)."""
     from loa_mem.commands.agents import state_index_rel
 
     wanted = {store.rel(store.top / p) if not p.startswith("/") else p for p in paths or []}
+    chosen = []
     for agent in sidecars.agent_names(store):
         rel = sidecars.sidecar_rel(store, agent)
         if not wanted or rel in wanted:
-            yield from _sidecar(store, agent, rel)
+            chosen.append((agent, rel))
     index = state_index_rel(store)
-    if (store.top / index).exists() and (not wanted or index in wanted):
-        yield from _state_index(store, index)
+    present = (store.top / index).exists() and (not wanted or index in wanted)
+    return chosen, index if present else None
 
 
 def refuse_invalid(store: Store, agent: str) -> None:

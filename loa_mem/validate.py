@@ -41,6 +41,8 @@ class Report:
     problems: list[Problem]
     files: int
     entries: int
+    # files the features checked besides grimoire files, by kind (agent_sidecars: 3, ...)
+    others: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -48,7 +50,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {"ok": self.ok, "files": self.files, "entries": self.entries,
-                "problems": [p.to_json() for p in self.problems]}
+                "checked": self.others, "problems": [p.to_json() for p in self.problems]}
 
 
 Checker = Callable[[Store, list[str] | None], Iterable[Problem]]
@@ -294,10 +296,13 @@ def _validate(store: Store, paths: list[str] | None) -> Report:
 
     for checker in features.hooks("check"):
         run.problems.extend(checker(store, paths))  # type: ignore[operator]
+    others: dict[str, int] = {}
+    for count in features.hooks("counted"):
+        others.update(count(store, paths))  # type: ignore[operator]
     keep = [p for p in run.problems
             if not paths or p.path in selected or p.path not in _all_paths(store)]
     keep.sort(key=lambda p: (p.path, p.line, p.rule))
-    return Report(keep, len(selected), run.entries)
+    return Report(keep, len(selected), run.entries, others)
 
 
 def _all_paths(store: Store) -> set[str]:

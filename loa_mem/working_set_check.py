@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -134,6 +135,32 @@ def _sidecar_paths(top: Path) -> list[str]:
 
 
 def check(store: Any, paths: list[str] | None) -> Iterator[Problem]:
+    top = Path(store.top)
+    chosen = _selected(store, paths)
+    for rel, key in chosen.lists:
+        yield from _manifest(top, rel, key)
+    for rel in chosen.sidecars:
+        yield from _sidecar(top, rel)
+    for rel in chosen.summaries:
+        yield from _summary(top, rel)
+
+
+def counted(store: Any, paths: list[str] | None) -> dict[str, int]:
+    """What `check` reads, for validate's summary line."""
+    chosen = _selected(store, paths)
+    return {"working_set_lists": len(chosen.lists), "file_sidecars": len(chosen.sidecars),
+            "summaries": len(chosen.summaries)}
+
+
+@dataclass(frozen=True)
+class _Selection:
+    lists: list[tuple[str, str]]  # (hot.yml or cold.yml, the key its entries sit under)
+    sidecars: list[str]
+    summaries: list[str]
+
+
+def _selected(store: Any, paths: list[str] | None) -> _Selection:
+    """The files `paths` select (no paths: all of them), relative to the top."""
     s = ws.settings(store)
     top = Path(store.top)
     wanted: set[str] | None = None
@@ -144,14 +171,14 @@ def check(store: Any, paths: list[str] | None) -> Iterator[Problem]:
                 wanted.add(ws.relative(store, given))
             except LoaMemError:
                 continue
-    for rel, key in ((s.hot_path, "keep"), (s.cold_path, "evict")):
-        if (top / rel).is_file() and (wanted is None or rel in wanted):
-            yield from _manifest(top, rel, key)
-    for rel in _sidecar_paths(top):
-        if wanted is None or rel in wanted:
-            yield from _sidecar(top, rel)
+
+    def chosen(rel: str) -> bool:
+        return wanted is None or rel in wanted
+
+    lists = [(rel, key) for rel, key in ((s.hot_path, "keep"), (s.cold_path, "evict"))
+             if (top / rel).is_file() and chosen(rel)]
     folder = top / s.summaries_dir
-    for summary in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        rel = summary.relative_to(top).as_posix()
-        if wanted is None or rel in wanted:
-            yield from _summary(top, rel)
+    summaries = [p.relative_to(top).as_posix() for p in sorted(folder.glob("*.md"))
+                 ] if folder.is_dir() else []
+    return _Selection(lists, [rel for rel in _sidecar_paths(top) if chosen(rel)],
+                      [rel for rel in summaries if chosen(rel)])

@@ -86,6 +86,19 @@ def test_a_good_hand_written_sidecar_validates(cli: Cli, store: Path) -> None:
     assert problems(cli) == (0, [])
 
 
+def test_the_summary_counts_the_sidecars_it_checked(cli: Cli, store: Path) -> None:
+    write_text(store, rel("qa"), GOOD)
+    assert cli.ok("validate").stdout.splitlines()[-1] == (
+        "ok: 0 entries, 1 agent sidecar, 0 error(s), 0 warning(s)")
+    write_text(store, rel("dev"), GOOD.replace("agent: qa", "agent: dev"))
+
+    assert cli.ok("validate", "--json").json()["checked"]["agent_sidecars"] == 2
+    assert cli.ok("validate", "--format", "github").stdout.splitlines()[-1] == (
+        "loa-mem validate: ok, 0 problem(s) in 0 entries, 2 agent sidecars")
+    assert cli.ok("validate", rel("qa")).stdout.splitlines()[-1] == (
+        "ok: 0 entries, 1 agent sidecar, 0 error(s), 0 warning(s)")
+
+
 @pytest.mark.parametrize("kind", list(BROKEN))
 def test_a_hand_broken_sidecar_is_reported_with_file_and_line(cli: Cli, store: Path,
                                                               kind: str) -> None:

@@ -46,7 +46,8 @@ def test_summary_with_model_text_has_frontmatter_backlinks_and_sidecars(cli: Cli
         assert (sidecar["summarized_in"], sidecar["summary_date"]) == (SUMMARY, FIXED_NOW)
     assert sorted(support.changed_files(store)) == sorted(
         [SUMMARY, "grimoires/loa/memory/events.jsonl", *(p + ".meta.yml" for p in paths)])
-    assert cli("validate").code == 0
+    checked = cli.ok("validate", "--json").json()["checked"]
+    assert (checked["file_sidecars"], checked["summaries"]) == (3, 1)
 
 
 def test_the_links_resolve_from_the_summary_to_each_source(cli: Cli, store: Path) -> None:

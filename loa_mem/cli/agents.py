@@ -155,6 +155,12 @@ def check(store: Store, paths: list[str] | None) -> Iterable[Problem]:
     return do_check(store, paths)
 
 
+def counted(store: Store, paths: list[str] | None) -> dict[str, int]:
+    from loa_mem.agents_check import counted as do_count
+
+    return do_count(store, paths)
+
+
 def managed_dirs(store: Store) -> list[str]:
     from loa_mem.commands.agents import state_index_rel
     from loa_mem.sidecars import agents_dir

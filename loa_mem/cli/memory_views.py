@@ -124,9 +124,21 @@ def validated(report: Report) -> list[Block]:
                           + (f"{p.id}: " if p.id else "") + p.message for p in report.problems]
     errors = sum(p.severity == "error" for p in report.problems)
     warnings = len(report.problems) - errors
-    lines.append(f"{'ok' if report.ok else 'FAILED'}: {report.entries} entries, {errors} error(s), "
+    lines.append(f"{'ok' if report.ok else 'FAILED'}: {_checked(report)}, {errors} error(s), "
                  f"{warnings} warning(s)")
     return lines
+
+
+def _checked(report: Report) -> str:
+    """`12 entries`, then each other kind of file validate read, when there were any."""
+    others = [_files(n, kind.replace("_", " ")) for kind, n in report.others.items() if n]
+    return ", ".join([f"{report.entries} entries", *others])
+
+
+def _files(n: int, plural: str) -> str:
+    if n != 1:
+        return f"{n} {plural}"
+    return f"1 {plural[:-3] + 'y' if plural.endswith('ies') else plural[:-1]}"
 
 
 def github_annotations(report: Report) -> str:
@@ -139,7 +151,7 @@ def github_annotations(report: Report) -> str:
         out.append(f"::{level} file={p.path},line={p.line},title=loa-mem {p.rule}::"
                    f"{escape((p.id + ': ' if p.id else '') + p.message)}\n")
     out.append(f"loa-mem validate: {'ok' if report.ok else 'failed'}, "
-               f"{len(report.problems)} problem(s) in {report.entries} entries\n")
+               f"{len(report.problems)} problem(s) in {_checked(report)}\n")
     return "".join(out)
 
 

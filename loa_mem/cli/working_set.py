@@ -241,6 +241,12 @@ def check(store: Store, paths: list[str] | None) -> Iterable[Problem]:
     return do_check(store, paths)
 
 
+def counted(store: Store, paths: list[str] | None) -> dict[str, int]:
+    from loa_mem.working_set_check import counted as do_count
+
+    return do_count(store, paths)
+
+
 def managed_dirs(store: Store) -> list[str]:
     from loa_mem.workingset import SIDECAR_SUFFIX, settings
 
