@@ -13,23 +13,23 @@ from loa_mem import schemacheck, sidecars, yamlio
 from loa_mem.errors import InvalidFile
 from loa_mem.validate import Problem
 
-__all__ = ["check", "counted", "refuse_invalid"]
+__all__ = ["check", "checked_sidecar"]
 
 if TYPE_CHECKING:
     from loa_mem.store import Store
 
 
-def check(store: Store, paths: list[str] | None) -> Iterator[Problem]:
+def check(store: Store, paths: list[str] | None,
+          counted: dict[str, int] | None = None) -> Iterator[Problem]:
+    """The problems of the selected sidecars and state index; how many sidecars it read goes
+    to `counted` (validate's summary line)."""
     chosen, index = _selected(store, paths)
+    if counted is not None:
+        counted["agent_sidecars"] = len(chosen)
     for agent, rel in chosen:
         yield from _sidecar(store, agent, rel)
     if index is not None:
         yield from _state_index(store, index)
-
-
-def counted(store: Store, paths: list[str] | None) -> dict[str, int]:
-    """What `check` reads, for validate's summary line."""
-    return {"agent_sidecars": len(_selected(store, paths)[0])}
 
 
 def _selected(store: Store, paths: list[str] | None) -> tuple[list[tuple[str, str]], str | None]:
@@ -48,17 +48,21 @@ def _selected(store: Store, paths: list[str] | None) -> tuple[list[tuple[str, st
     return chosen, index if present else None
 
 
-def refuse_invalid(store: Store, agent: str) -> None:
-    """InvalidFile naming file and line of the first error `validate` finds in the agent's
-    sidecar (its trust block aside): a command never builds on a sidecar a hand edit broke,
-    so a mistyped confidence is never read as 0 and pruned."""
-    rel = sidecars.sidecar_rel(store, agent)
-    if not (store.top / rel).exists():
-        return
-    for problem in _sidecar(store, agent, rel):
+def checked_sidecar(store: Store, agent: str) -> tuple[str, str, dict[str, Any]] | None:
+    """The agent's sidecar as (path, text, plain data), read and parsed once; None when absent.
+    InvalidFile names file and line of the first error `validate` finds in it (its trust block
+    aside): a command never builds on a sidecar a hand edit broke, so a mistyped confidence is
+    never read as 0 and pruned."""
+    found = sidecars.sidecar_text(store, agent)
+    if found is None:
+        return None
+    rel, text = found
+    data = yamlio.load(text, rel)
+    for problem in _content(agent, rel, text, data):
         if problem.severity == "error":
             raise InvalidFile(rel, problem.line, 1, f"[{problem.rule}] {problem.message}",
                               "fix the sidecar (see `loa-mem validate`); nothing was written")
+    return rel, text, data
 
 
 def _sidecar(store: Store, agent: str, rel: str) -> Iterator[Problem]:
@@ -71,6 +75,11 @@ def _sidecar(store: Store, agent: str, rel: str) -> Iterator[Problem]:
     except InvalidFile as error:
         yield Problem(rel, error.line, "yaml", error.message.split(": ", 1)[-1])
         return
+    yield from _content(agent, rel, text, data)
+
+
+def _content(agent: str, rel: str, text: str, data: Any) -> Iterator[Problem]:
+    """The problems of a sidecar that parses: its shape, schema, name and memory ids."""
     lines = text.splitlines()
     if not isinstance(data, dict):
         yield Problem(rel, 1, "schema", "a sidecar must be a YAML mapping")

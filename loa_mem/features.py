@@ -2,9 +2,9 @@
 
 A feature is a module listed in `FEATURES` that defines any of:
 - `add_commands(app: typer.Typer) -> None`: its CLI commands (keep module-level imports light);
-- `check(store: Store, paths: list[str] | None) -> Iterable[validate.Problem]`: validate coverage;
-- `counted(store: Store, paths: list[str] | None) -> dict[str, int]`: how many files of each
-  kind its `check` read (validate's summary says so);
+- `check(store: Store, paths: list[str] | None, counted: dict[str, int])
+  -> Iterable[validate.Problem]`: validate coverage; it may set in `counted` how many files of
+  each kind it read (validate's summary says so);
 - `on_init(store: Store) -> list[str]`: files it creates at `loa-mem init` (relative paths);
 - `managed_dirs(store: Store) -> list[str]`: directories `loa-mem commit` picks pending work from.
 """

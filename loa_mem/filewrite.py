@@ -12,23 +12,25 @@ from loa_mem import events as events_mod
 from loa_mem.errors import WriteFailed
 
 
-def atomic_write(path: Path, text: str | bytes) -> None:
-    os.replace(write_temporary(path, text), path)
+def atomic_write(path: Path, text: str | bytes, new_mode: int = 0o644) -> None:
+    os.replace(write_temporary(path, text, new_mode), path)
 
 
-def write_temporary(path: Path, text: str | bytes) -> Path:
-    """Write `text` beside `path` (same mode, flushed to disk) and return the temporary file;
-    renaming it over `path` is the atomic step. A failed write (disk full, interrupted) leaves
-    no temporary file behind for `loa-mem commit` to pick up later."""
+def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644) -> Path:
+    """Write `text` beside `path` (its mode, or `new_mode` for a new file; flushed to disk) and
+    return the temporary file; renaming it over `path` is the atomic step. A failed write (disk
+    full, interrupted) leaves no temporary file behind for `loa-mem commit` to pick up later,
+    and a link planted where the temporary goes is refused, not followed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         mode = path.stat().st_mode & 0o777
     except FileNotFoundError:
-        mode = 0o644
+        mode = new_mode
     data = text.encode("utf-8") if isinstance(text, str) else text
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
     try:
-        with open(tmp, "wb") as handle:
+        with os.fdopen(os.open(tmp, flags, mode), "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())

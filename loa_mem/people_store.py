@@ -10,7 +10,6 @@ else changes.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,17 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem import clock, git, lock, people
-from loa_mem.errors import LoaMemError
+from loa_mem.errors import LoaMemError, WriteFailed
+from loa_mem.filewrite import atomic_write
 
 RETRY_DELAY = 2.0  # seconds before the one retry of a failed save (the spec's number)
 LOCK_TIMEOUT = 10.0
 pause: Callable[[float], None] = time.sleep  # tests replace it to run without waiting
 _IDENTITY = ("loa-mem", "loa-mem@localhost")
 _EXCLUDED = (people.ACCESS_LOG, people.LOCK_FILE, "*.tmp")
-
-
-class WriteFailed(LoaMemError):
-    kind = "write-failed"
 
 
 class Change:
@@ -115,18 +111,7 @@ def ensure_repo(folder: str, user: str) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    temp = path.with_name(path.name + ".tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0),
-                 0o600)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+    atomic_write(path, text, new_mode=0o600)
 
 
 def _save(change: Change, texts: dict[str, str]) -> None:

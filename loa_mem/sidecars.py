@@ -52,7 +52,7 @@ def agent_names(store: Store) -> list[str]:
     return [n for n in context.agent_names(str(store.top), store.config.data) if _NAME.match(n)]
 
 
-def _text(store: Store, agent: str) -> tuple[str, str] | None:
+def sidecar_text(store: Store, agent: str) -> tuple[str, str] | None:
     rel = sidecar_rel(store, agent)
     try:
         return rel, (store.top / rel).read_text(encoding="utf-8")
@@ -74,16 +74,20 @@ def _mapping(data: Any, rel: str) -> dict[str, Any]:
 def load_sidecar(store: Store, agent: str) -> dict[str, Any] | None:
     """The sidecar for a read-modify-write (a ruamel round-trip mapping, a dict); None when
     absent; InvalidFile (file, line, column) when it does not parse or is not a mapping."""
-    found = _text(store, agent)
+    found = sidecar_text(store, agent)
     if found is None:
         return None
-    rel, text = found
+    return round_trip_mapping(*found)
+
+
+def round_trip_mapping(rel: str, text: str) -> dict[str, Any]:
+    """A sidecar's text as a ruamel round-trip mapping (comments kept for writing it back)."""
     return _mapping(yamlio.round_trip_load(text, rel), rel)
 
 
 def read_sidecar(store: Store, agent: str) -> dict[str, Any] | None:
     """The sidecar as plain data (fast, read-only); None when absent."""
-    found = _text(store, agent)
+    found = sidecar_text(store, agent)
     if found is None:
         return None
     rel, text = found

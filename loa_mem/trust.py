@@ -352,6 +352,10 @@ def shown(score: float) -> str:
     return f"{score:.4f}"
 
 
+def moved(before: float, after: float) -> str:
+    return f"{shown(before)} -> {shown(after)}"
+
+
 # -- devil's advocate ---------------------------------------------------------------------
 @dataclass(frozen=True)
 class Candidate:

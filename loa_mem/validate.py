@@ -53,7 +53,7 @@ class Report:
                 "checked": self.others, "problems": [p.to_json() for p in self.problems]}
 
 
-Checker = Callable[[Store, list[str] | None], Iterable[Problem]]
+Checker = Callable[[Store, list[str] | None, dict[str, int]], Iterable[Problem]]
 
 
 @dataclass
@@ -294,11 +294,9 @@ def _validate(store: Store, paths: list[str] | None) -> Report:
     _cross_rules(run)
     from loa_mem import features
 
-    for checker in features.hooks("check"):
-        run.problems.extend(checker(store, paths))  # type: ignore[operator]
     others: dict[str, int] = {}
-    for count in features.hooks("counted"):
-        others.update(count(store, paths))  # type: ignore[operator]
+    for checker in features.hooks("check"):
+        run.problems.extend(checker(store, paths, others))  # type: ignore[operator]
     keep = [p for p in run.problems
             if not paths or p.path in selected or p.path not in _all_paths(store)]
     keep.sort(key=lambda p: (p.path, p.line, p.rule))

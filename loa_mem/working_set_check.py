@@ -134,22 +134,21 @@ def _sidecar_paths(top: Path) -> list[str]:
     return sorted({p for p in out.split("\0") if p and (top / p).is_file()})
 
 
-def check(store: Any, paths: list[str] | None) -> Iterator[Problem]:
+def check(store: Any, paths: list[str] | None,
+          counted: dict[str, int] | None = None) -> Iterator[Problem]:
+    """The problems of the selected lists, sidecars and summaries; how many of each it read
+    goes to `counted` (validate's summary line)."""
     top = Path(store.top)
     chosen = _selected(store, paths)
+    if counted is not None:
+        counted.update(working_set_lists=len(chosen.lists), file_sidecars=len(chosen.sidecars),
+                       summaries=len(chosen.summaries))
     for rel, key in chosen.lists:
         yield from _manifest(top, rel, key)
     for rel in chosen.sidecars:
         yield from _sidecar(top, rel)
     for rel in chosen.summaries:
         yield from _summary(top, rel)
-
-
-def counted(store: Any, paths: list[str] | None) -> dict[str, int]:
-    """What `check` reads, for validate's summary line."""
-    chosen = _selected(store, paths)
-    return {"working_set_lists": len(chosen.lists), "file_sidecars": len(chosen.sidecars),
-            "summaries": len(chosen.summaries)}
 
 
 @dataclass(frozen=True)

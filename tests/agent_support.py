@@ -11,7 +11,7 @@ from typing import Any
 
 from loa_mem import yamlio
 from tests import support
-from tests.conftest import Cli, Outcome, git
+from tests.conftest import Cli, git
 
 AGENTS = "grimoires/loa/agents"
 STATE = "grimoires/loa/MDAN-STATE.json"
@@ -119,13 +119,4 @@ def refused(cli: Cli, *args: str) -> str:
     """Run a command that must be refused: exit 1, one line on stderr, nothing written."""
     with nothing_written(cli.root):
         outcome = cli(*args)
-    return one_line_error(outcome)
-
-
-def one_line_error(outcome: Outcome) -> str:
-    assert outcome.code == 1, (outcome.code, outcome.stdout, outcome.stderr)
-    assert outcome.stdout == ""
-    lines = outcome.stderr.strip().splitlines()
-    assert len(lines) == 1, outcome.stderr
-    assert "Traceback" not in outcome.stderr
-    return lines[0]
+    return support.one_line_error(outcome)

@@ -86,6 +86,17 @@ def porcelain(root: Path) -> str:
     return git(root, "status", "--porcelain=v1", "--untracked-files=all")
 
 
+def one_line_error(outcome: Any) -> str:
+    """A refusal as the user sees it: exit 1, nothing on stdout, one line on stderr and no
+    traceback; that line."""
+    assert outcome.code == 1, (outcome.code, outcome.stdout, outcome.stderr)
+    assert outcome.stdout == ""
+    lines = outcome.stderr.strip().splitlines()
+    assert len(lines) == 1, outcome.stderr
+    assert "Traceback" not in outcome.stderr
+    return str(lines[0])
+
+
 def remember(cli: Any, content: str, category: str = "fact", *options: str,
              now: str | None = None) -> str:
     """Remember through the CLI and return the new id (the command must succeed)."""

@@ -43,6 +43,17 @@ def our_command(settings: dict[str, Any], event: str) -> str:
     return str(commands[0])
 
 
+def run_as_claude_code(command: str, payload: dict[str, Any], cwd: Path,
+                       **env: str) -> subprocess.CompletedProcess[str]:
+    """Run a configured hook command as Claude Code does: through a shell, the event's JSON on
+    stdin; it must succeed."""
+    shell = subprocess.run(["bash", "-c", command], cwd=cwd, input=json.dumps(payload),
+                           env={**path_env(), **env}, capture_output=True, text=True,
+                           check=False)
+    assert shell.returncode == 0, shell.stderr
+    return shell
+
+
 def test_session_start_hook_as_written_prints_the_block(cli: Cli, store: Path) -> None:
     decision = support.remember(cli, "Use PostgreSQL for the main store.", "decision",
                                 "--confidence", "0.95")
@@ -60,10 +71,7 @@ def test_session_start_hook_as_written_prints_the_block(cli: Cli, store: Path) -
     (store / "src").mkdir()
     payload = {"session_id": "s-1", "hook_event_name": "SessionStart", "source": "compact",
                "cwd": str(store / "src")}
-    shell = subprocess.run(["bash", "-c", command], cwd=store / "src", input=json.dumps(payload),
-                           env={**path_env(), "CLAUDE_PROJECT_DIR": str(store)},
-                           capture_output=True, text=True, check=False)
-    assert shell.returncode == 0, shell.stderr
+    shell = run_as_claude_code(command, payload, store / "src", CLAUDE_PROJECT_DIR=str(store))
     assert shell.stdout.startswith("# Project memory (loa-mem)\n")
     assert f"\n### Decisions\n- {decision}: Use PostgreSQL for the main store. (0.95)\n" in (
         shell.stdout)
@@ -75,9 +83,7 @@ def test_session_end_hook_as_written_runs_gc(cli: Cli, store: Path) -> None:
     assert run_loa_mem(store, "hooks", "install", "--claude-code").returncode == 0
     command = our_command(settings_of(store), "SessionEnd")
     payload = {"session_id": "s-1", "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}
-    shell = subprocess.run(["bash", "-c", command], cwd=store, input=json.dumps(payload),
-                           env=path_env(), capture_output=True, text=True, check=False)
-    assert shell.returncode == 0, shell.stderr
+    shell = run_as_claude_code(command, payload, store)
     assert shell.stderr == ""  # s-1 was never opened with `session start`: gc alone, no error
     assert [e["id"] for e in support.entries(store, "error", archive=True)] == [expired]
     assert support.events(store)[-1]["op"] == "gc"
@@ -91,9 +97,7 @@ def test_session_end_hook_ends_the_agents_session_the_runner_opened(cli: Cli, st
     assert run_loa_mem(store, "hooks", "install", "--claude-code").returncode == 0
     command = our_command(settings_of(store), "SessionEnd")
     payload = {"session_id": "s-2", "hook_event_name": "SessionEnd", "reason": "logout"}
-    shell = subprocess.run(["bash", "-c", command], cwd=store, input=json.dumps(payload),
-                           env=path_env(), capture_output=True, text=True, check=False)
-    assert shell.returncode == 0, shell.stderr
+    run_as_claude_code(command, payload, store)
     sidecar = (store / "grimoires/loa/agents/architect.yaml").read_text(encoding="utf-8")
     assert "sessions_participated: 1" in sidecar and "Deploys happen on Tuesdays" in sidecar
     assert support.events(store)[-1]["op"] == "session-end"

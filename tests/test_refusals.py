@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests import support
-from tests.conftest import Cli, Outcome
+from tests.conftest import Cli
 
 
 @contextmanager
@@ -22,18 +22,9 @@ def nothing_written(root: Path) -> Iterator[None]:
     assert support.commit_count(root) == commits
 
 
-def assert_refused(outcome: Outcome) -> str:
-    assert outcome.code == 1, (outcome.code, outcome.stdout, outcome.stderr)
-    assert outcome.stdout == ""
-    lines = outcome.stderr.strip().splitlines()
-    assert len(lines) == 1, outcome.stderr
-    assert "Traceback" not in outcome.stderr
-    return lines[0]
-
-
 def refuse(cli: Cli, root: Path, *args: str) -> str:
     with nothing_written(root):
-        return assert_refused(cli(*args))
+        return support.one_line_error(cli(*args))
 
 
 @pytest.mark.parametrize("content", ["", "   ", "\n\t\n", "x" * 2001],
@@ -158,7 +149,7 @@ def test_secrets_and_personal_data_in_content(cli: Cli, store: Path, name: str) 
 def test_secrets_are_refused_from_stdin_too(cli: Cli, store: Path, name: str) -> None:
     content, kind, _ = SECRETS[name]
     with nothing_written(store):
-        message = assert_refused(cli("remember", "-", "-c", "fact", stdin=content + "\n"))
+        message = support.one_line_error(cli("remember", "-", "-c", "fact", stdin=content + "\n"))
 
     assert kind in message
 

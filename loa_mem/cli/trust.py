@@ -112,7 +112,9 @@ def add_commands(app: typer.Typer) -> None:
     app.add_typer(group, name="trust")
 
 
-def check(store: Store, paths: list[str] | None) -> Iterable[Problem]:
+def check(store: Store, paths: list[str] | None,
+          counted: dict[str, int]) -> Iterable[Problem]:
+    # nothing to count: the trust block is part of the agent sidecars the agents feature counts
     from loa_mem.trust_check import check as do_check
 
     return do_check(store, paths)

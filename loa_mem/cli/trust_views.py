@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from loa_mem.render import Block, Table
-from loa_mem.trust import shown
+from loa_mem.trust import moved, shown
 
 if TYPE_CHECKING:
     from loa_mem.commands.trust import Advocate, AgentTrust, Report
@@ -16,10 +16,6 @@ HISTORY_SHOWN = 10
 
 def _commit(sha: str | None) -> str:
     return f" (commit {sha[:10]})" if sha else " (not committed)"
-
-
-def _moved(before: float, after: float) -> str:
-    return f"{shown(before)} -> {shown(after)}"
 
 
 def _ratio(value: float | None) -> str:
@@ -46,7 +42,7 @@ def dissented(r: Dissented) -> list[Block]:
             f"dissent by {r.agent}{where} recorded{_commit(r.commit)}",
             f"depth {_exact(d.depth)} = length {_exact(d.length)} ({d.words} words) + citations "
             f"{_exact(d.citation_bonus)} ({d.citations}) + novelty {_exact(d.novelty)}",
-            f"trust {_moved(r.score_before, r.score)}; {_n(r.rounds, 'round')}"
+            f"trust {moved(r.score_before, r.score)}; {_n(r.rounds, 'round')}"
             + ("; on probation" if r.probation else "")]
 
 
@@ -56,12 +52,12 @@ def overridden(r: Overridden) -> list[Block]:
             f"agent output {r.agent_output.path} vs human decision {r.human_decision.path}: "
             f"similarity {r.similarity:.2f}",
             f"regret is checked after {r.deadline} (trust check-reverts --round {r.round_id})",
-            f"trust {_moved(r.score_before, r.score)}"]
+            f"trust {moved(r.score_before, r.score)}"]
 
 
 def checked(r: Checked) -> list[Block]:
     rows = [(c.agent, c.status, c.how, c.similarity_to_agent, c.similarity_to_human,
-             _moved(c.score_before, c.score)) for c in r.checks]
+             moved(c.score_before, c.score)) for c in r.checks]
     head = f"round {r.round_id}, final {r.final.path}" + (
         _commit(r.commit) if r.commit else "; nothing changed")
     return [head, Table(["agent", "status", "why", "sim agent", "sim human", "trust"], rows)]

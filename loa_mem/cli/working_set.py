@@ -235,16 +235,11 @@ def add_commands(app: typer.Typer) -> None:
         app.command()(command)
 
 
-def check(store: Store, paths: list[str] | None) -> Iterable[Problem]:
+def check(store: Store, paths: list[str] | None,
+          counted: dict[str, int]) -> Iterable[Problem]:
     from loa_mem.working_set_check import check as do_check
 
-    return do_check(store, paths)
-
-
-def counted(store: Store, paths: list[str] | None) -> dict[str, int]:
-    from loa_mem.working_set_check import counted as do_count
-
-    return do_count(store, paths)
+    return do_check(store, paths, counted)
 
 
 def managed_dirs(store: Store) -> list[str]:

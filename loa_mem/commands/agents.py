@@ -57,22 +57,18 @@ def save(txn: Transaction, store: Store, changed: dict[str, dict[str, Any]]) -> 
 def load_checked(store: Store, agent: str) -> dict[str, Any] | None:
     """The sidecar for a read-modify-write (None when absent); InvalidFile when it does not
     parse or `validate` finds an error in it, and then nothing is written."""
-    from loa_mem.agents_check import refuse_invalid
+    from loa_mem.agents_check import checked_sidecar
 
-    data = sidecars.load_sidecar(store, agent)
-    if data is not None:
-        refuse_invalid(store, agent)
-    return data
+    found = checked_sidecar(store, agent)
+    return None if found is None else sidecars.round_trip_mapping(*found[:2])
 
 
 def read_checked(store: Store, agent: str) -> dict[str, Any] | None:
     """The sidecar as plain data (None when absent), checked like `load_checked`."""
-    from loa_mem.agents_check import refuse_invalid
+    from loa_mem.agents_check import checked_sidecar
 
-    data = sidecars.read_sidecar(store, agent)
-    if data is not None:
-        refuse_invalid(store, agent)
-    return data
+    found = checked_sidecar(store, agent)
+    return None if found is None else found[2]
 
 
 def _existing(store: Store, agent: str) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from loa_mem.errors import NotFound, NothingToDo, Refused
 
 
 def _arrow(before: float, after: float) -> str:
-    return f"trust {rules.shown(before)} -> {rules.shown(after)}"
+    return f"trust {rules.moved(before, after)}"
 
 
 @dataclass(frozen=True)
