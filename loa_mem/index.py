@@ -13,7 +13,7 @@ import bisect
 import itertools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from loa_mem.clock import parse
 from loa_mem.model import normalize as normalized
 from loa_mem.model import tier
 
-SCHEMA_VERSION = "7"
+SCHEMA_VERSION = "8"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -42,7 +42,6 @@ CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expir
     confidence, category, created_ts, tier, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
     tokenize='porter unicode61');
-CREATE TABLE IF NOT EXISTS used_ids(day TEXT PRIMARY KEY, max_seq INTEGER);
 CREATE TABLE IF NOT EXISTS forgotten(id TEXT PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS events_state(path TEXT PRIMARY KEY, offset INTEGER, tail TEXT);
 """
@@ -258,22 +257,7 @@ class Index:
         ).fetchone()
         return str(row[0]) if row else None
 
-    def ids_of_day(self, day: str) -> Iterator[str]:
-        for (memory_id,) in self.db.execute("SELECT id FROM entries WHERE id LIKE ?",
-                                            (f"MEM-{day}-%",)):
-            yield str(memory_id)
-
-
-    # -- ids and events -----------------------------------------------------------------
-    def used_high_water(self, day: str) -> int:
-        row = self.db.execute("SELECT max_seq FROM used_ids WHERE day=?", (day,)).fetchone()
-        return int(row[0]) if row else 0
-
-    def note_used(self, day: str, sequence: int) -> None:
-        self.db.execute(
-            "INSERT INTO used_ids VALUES(?, ?) ON CONFLICT(day) DO UPDATE SET "
-            "max_seq=max(max_seq, excluded.max_seq)", (day, sequence))
-
+    # -- events -------------------------------------------------------------------------
     def events_state(self, path: str) -> tuple[int, str]:
         row = self.db.execute("SELECT offset, tail FROM events_state WHERE path=?",
                               (path,)).fetchone()
@@ -283,7 +267,6 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO events_state VALUES(?,?,?)", (path, offset, tail))
 
     def reset_events(self, path: str) -> None:
-        self.db.execute("DELETE FROM used_ids")
         self.db.execute("DELETE FROM forgotten")
         self.db.execute("DELETE FROM events_state WHERE path=?", (path,))
 
@@ -292,6 +275,10 @@ class Index:
             self.db.execute("INSERT OR IGNORE INTO forgotten VALUES(?)", (memory_id,))
         else:
             self.db.execute("DELETE FROM forgotten WHERE id=?", (memory_id,))
+
+    def was_forgotten(self, memory_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM forgotten WHERE id=?", (memory_id,)).fetchone() \
+            is not None
 
     def forgotten_ids(self) -> set[str]:
         return {str(r[0]) for r in self.db.execute("SELECT id FROM forgotten")}

@@ -18,15 +18,14 @@ Rules (README, "Merging branches"):
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem import yamlio
+from loa_mem import model, yamlio
 from loa_mem.errors import InvalidFile
 
-MEM_ID = re.compile(r"\bMEM-\d{8}-\d{3,}\b")
+MEM_ID = model.ID_IN_TEXT
 _MISSING: Any = object()
 _ARCHIVE_KEYS = ("archived", "archived_at", "archive_reason")
 _SET_KEYS = ("tags", "related_memories")

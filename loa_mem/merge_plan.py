@@ -145,7 +145,7 @@ class _Sides:
         snaps = (self.base, self.ours, self.theirs)
         used = [set(e) | _event_ids(s)[0] for e, s in zip(entries, snaps, strict=True)]
         both = (used[1] - used[0]) & (used[2] - used[0])
-        clashes = [i for i in sorted(both, key=model.split_id)
+        clashes = [i for i in sorted(both, key=model.id_order)
                    if not (entries[1].get(i) and entries[1].get(i) == entries[2].get(i))]
         return clashes, used[0] | used[1] | used[2]
 
@@ -162,15 +162,14 @@ def decide(sides: _Sides, layout: Layout, later: str, label: str) -> Decision:
     clashes, used = sides.collisions()
     high: dict[str, int] = defaultdict(int)
     for memory_id in used:
-        if model.ID_PATTERN.match(memory_id):
-            day, sequence = model.split_id(memory_id)
-            high[day] = max(high[day], sequence)
+        legacy = model.split_legacy(memory_id)
+        if legacy is not None:
+            high[legacy[0]] = max(high[legacy[0]], legacy[1])
     rename_ours: dict[str, str] = {}
     rename_theirs: dict[str, str] = {}
     unfixable: list[str] = []
     named_theirs, named_ours = _mentions(sides.theirs), _mentions(sides.ours)
     for memory_id in clashes:
-        day, _ = model.split_id(memory_id)
         in_theirs, in_ours = named_theirs.get(memory_id, set()), named_ours.get(memory_id, set())
         if not (in_theirs and in_ours):
             continue
@@ -181,13 +180,27 @@ def decide(sides: _Sides, layout: Layout, later: str, label: str) -> Decision:
         else:
             unfixable.append(memory_id)
             continue
-        high[day] += 1
-        target[memory_id] = model.format_id(day, high[day])
+        target[memory_id] = _fresh_id(memory_id, high, used)
     forgotten_ours = _event_ids(sides.ours)[1]
     forgotten_theirs = _event_ids(sides.theirs)[1]
     plan = Plan(rename_ours, rename_theirs, _retired(sides.ours, layout, forgotten_ours),
                 _retired(sides.theirs, layout, forgotten_theirs), later, label)
     return Decision(plan, unfixable)
+
+
+def _fresh_id(memory_id: str, high: dict[str, int], used: set[str]) -> str:
+    """The id a clashing copy gets: a legacy id the next free sequence of its day (the same on
+    every driver call of one merge), any other id a new random one that neither side used."""
+    legacy = model.split_legacy(memory_id)
+    if legacy is not None:
+        high[legacy[0]] += 1
+        return model.format_id(legacy[0], high[legacy[0]])
+    day = memory_id.split("-")[1]
+    while True:
+        fresh = model.new_id(day)
+        if fresh not in used:
+            used.add(fresh)
+            return fresh
 
 
 # -- finding the three commits ---------------------------------------------------------------

@@ -7,6 +7,7 @@ the key order of Loa's example, because they are written to YAML as they are.
 from __future__ import annotations
 
 import re
+import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -18,7 +19,15 @@ CATEGORIES = ("fact", "decision", "learning", "error", "preference")
 ARCHIVE_REASONS = ("expired", "superseded", "manual", "ineffective")
 MAX_CONTENT = 2000
 MAX_SUMMARY = 200
-ID_PATTERN = re.compile(r"^MEM-(\d{8})-(\d{3,})$")
+# The day, then a part no other clone or branch can mint: 8 random base32 characters (40 bits;
+# two clones that each mint 10,000 ids on one day collide with odds of about 1 in 10,000).
+# The older per-day sequence (3+ digits) stays valid everywhere.
+ID_TEXT = r"MEM-\d{8}-(?:[a-z2-7]{6,}|\d{3,})"
+ID_PATTERN = re.compile(r"^MEM-(\d{8})-([a-z2-7]{6,}|\d{3,})$")
+LEGACY_ID_PATTERN = re.compile(r"^MEM-(\d{8})-(\d{3,})$")
+ID_IN_TEXT = re.compile(rf"\b{ID_TEXT}\b")
+_BASE32 = "abcdefghijklmnopqrstuvwxyz234567"
+_RANDOM_PART = 8
 TAG_PATTERN = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 TTL_PATTERN = re.compile(r"^(permanent|[1-9][0-9]{0,4}d)$")
 LINES_PATTERN = re.compile(r"^[1-9][0-9]*(-[1-9][0-9]*)?$")
@@ -52,18 +61,38 @@ class NewEntry:
 
 
 def format_id(day: str, sequence: int) -> str:
+    """A legacy id (the merge driver renumbers a legacy collision within its own form)."""
     return f"MEM-{day}-{sequence:03d}"
 
 
-def split_id(memory_id: str) -> tuple[str, int]:
+def new_id(day: str) -> str:
+    """A fresh id for `day` (YYYYMMDD). The random part always holds a letter, so a new id is
+    never mistaken for a legacy sequence number."""
+    while True:
+        part = "".join(secrets.choice(_BASE32) for _ in range(_RANDOM_PART))
+        if not part.isdigit():
+            return f"MEM-{day}-{part}"
+
+
+def split_legacy(memory_id: str) -> tuple[str, int] | None:
+    """(day, sequence) of a legacy `MEM-YYYYMMDD-NNN` id, None for any other id."""
+    match = LEGACY_ID_PATTERN.match(memory_id)
+    return (match.group(1), int(match.group(2))) if match else None
+
+
+def id_order(memory_id: str) -> tuple[str, int, int, str]:
+    """Sort key: by day, legacy sequences in number order first, then the others by text."""
+    legacy = split_legacy(memory_id)
+    if legacy is not None:
+        return legacy[0], 0, legacy[1], ""
     match = ID_PATTERN.match(memory_id)
-    if not match:
-        raise Refused(f"{memory_id!r} is not a memory id", "ids look like MEM-20260201-001")
-    return match.group(1), int(match.group(2))
+    return (match.group(1), 1, 0, match.group(2)) if match else ("", 2, 0, memory_id)
 
 
 def check_id(memory_id: str) -> str:
-    split_id(memory_id)
+    if not ID_PATTERN.match(memory_id):
+        raise Refused("that is not a memory id",
+                      "ids look like MEM-20260201-k7x2mq4a (older ones MEM-20260201-001)")
     return memory_id
 
 

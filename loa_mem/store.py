@@ -226,10 +226,6 @@ class Store:
         index = self.index
         for event in new_events:
             ids = [i for i in event.get("ids") or [] if isinstance(i, str)]
-            for memory_id in ids:
-                match = model.ID_PATTERN.match(memory_id)
-                if match:
-                    index.note_used(match.group(1), int(match.group(2)))
             if event.get("op") == "forget":
                 for memory_id in ids:
                     index.set_forgotten(memory_id, True)
@@ -253,13 +249,13 @@ class Store:
         return rows[0]
 
     def next_id(self, day: str) -> str:
+        """A new id for `day`: random, so no other clone or branch mints it; drawn again in
+        the (practically impossible) case that this store already holds or forgot it."""
         index = self.index
-        highest = index.used_high_water(day)
-        for memory_id in index.ids_of_day(day):
-            match = model.ID_PATTERN.match(memory_id)
-            if match:
-                highest = max(highest, int(match.group(2)))
-        return model.format_id(day, highest + 1)
+        while True:
+            memory_id = model.new_id(day)
+            if not index.by_id(memory_id) and not index.was_forgotten(memory_id):
+                return memory_id
 
     # -- writes -------------------------------------------------------------------------
     @contextmanager

@@ -38,7 +38,7 @@ _MDAN_TO = {"decision": "decision", "preference": "preference", "context": "fact
 _TO_MDAN = {"decision": "decision", "preference": "preference", "fact": "context",
             "learning": "observation", "error": "observation"}
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
-_META = re.compile(r"\s*<!--\s*(MEM-\d{8}-\d{3,})?([^>]*?)-->\s*$")
+_META = re.compile(r"\s*<!--\s*(MEM-\d{8}-(?:[a-z2-7]{6,}|\d{3,}))?([^>]*?)-->\s*$")
 
 
 @dataclass(frozen=True)

@@ -170,12 +170,9 @@ class _Ids:
         return True
 
     def fresh(self, day: str) -> str:
-        if day not in self.high:
-            self.high[day] = model.split_id(self.store.next_id(day))[1] - 1
         while True:
-            self.high[day] += 1
-            memory_id = model.format_id(day, self.high[day])
-            if memory_id not in self.taken:
+            memory_id = self.store.next_id(day)
+            if memory_id not in self.taken and memory_id not in self.used:
                 self.taken.add(memory_id)
                 return memory_id
 
@@ -301,6 +298,5 @@ def export_entries(store: Store, fmt: str, *, categories: tuple[str, ...] = (),
         current = not row.in_archive and model.is_active(data) and not model.is_expired(data, now)
         if fmt == "jsonl" or everything or current:
             chosen.append(data)
-    chosen.sort(key=lambda e: model.split_id(str(e.get("id"))) if model.ID_PATTERN.match(
-        str(e.get("id"))) else ("", 0))
+    chosen.sort(key=lambda e: model.id_order(str(e.get("id"))))
     return Exported(fmt, len(chosen), transfer.render(chosen, fmt, agent))
