@@ -8,6 +8,13 @@ import sys
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
+    if args == ["--version"]:
+        # answered before any import: the merge driver's wrapper asks it to learn whether
+        # loa-mem can run at all, once per merged file
+        from loa_mem import __version__
+
+        print(f"loa-mem {__version__}")
+        sys.exit(0)
     if args[:1] == ["context"]:
         from loa_mem.context_fast import main as context_main
 

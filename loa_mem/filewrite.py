@@ -41,33 +41,74 @@ def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644) -> Pat
     return tmp
 
 
+class Staged:
+    """A transaction's files written beside their places and its events appended, not yet
+    renamed into place. `finish` renames them (a rename needs no space); `undo` before that,
+    or `roll_back` after it, leaves every file as it was."""
+
+    def __init__(self, top: Path, writes: dict[str, str | bytes | None], events_path: Path,
+                 new_events: list[dict[str, Any]], before: dict[str, bytes | None]) -> None:
+        self.top = top
+        self.writes = writes
+        self.events_path = events_path
+        self.before = before
+        self.temporaries: dict[str, Path] = {}
+        self.log_size = events_path.stat().st_size if events_path.exists() else None
+        try:
+            for rel_path, text in writes.items():
+                if text is not None:
+                    self.temporaries[rel_path] = write_temporary(top / rel_path, text)
+            events_mod.append(events_path, new_events)
+        except OSError as failure:
+            _undo(self.temporaries.values(), events_path, self.log_size, restore_log=True)
+            raise _write_failed(failure, []) from None
+
+    def finish(self) -> None:
+        done: list[str] = []
+        try:
+            for rel_path, text in self.writes.items():
+                if text is None:
+                    (self.top / rel_path).unlink(missing_ok=True)
+                else:
+                    os.replace(self.temporaries.pop(rel_path), self.top / rel_path)
+                done.append(rel_path)
+        except OSError as failure:
+            self.roll_back(done)
+            raise _write_failed(failure, []) from None
+
+    def undo(self) -> None:
+        _undo(self.temporaries.values(), self.events_path, self.log_size, restore_log=True)
+        self.temporaries.clear()
+
+    def roll_back(self, done: Iterable[str] | None = None) -> None:
+        """Put back every file already replaced (all of them by default) and the log."""
+        for rel_path in list(self.writes) if done is None else done:
+            old = self.before.get(rel_path)
+            try:
+                if old is None:
+                    (self.top / rel_path).unlink(missing_ok=True)
+                else:
+                    atomic_write(self.top / rel_path, old)
+            except OSError:
+                continue  # the disk refuses even this; `git diff` shows what is left
+        self.undo()
+
+
 def write_all_or_nothing(top: Path, writes: dict[str, str | bytes | None], events_path: Path,
                          new_events: list[dict[str, Any]]) -> None:
     """Every new file is written to a temporary first and the events log appended; only when
-    all of that worked are the temporaries renamed into place (a rename needs no space), so a
-    full disk or a read-only folder changes nothing at all."""
-    temporaries: dict[str, Path] = {}
-    log_size = events_path.stat().st_size if events_path.exists() else None
+    all of that worked are the temporaries renamed into place, so a full disk or a read-only
+    folder changes nothing at all."""
+    before = {p: _read(top / p) for p in writes}
+    staged = Staged(top, writes, events_path, new_events, before)
+    staged.finish()
+
+
+def _read(path: Path) -> bytes | None:
     try:
-        for rel_path, text in writes.items():
-            if text is not None:
-                temporaries[rel_path] = write_temporary(top / rel_path, text)
-        events_mod.append(events_path, new_events)
-    except OSError as failure:
-        _undo(temporaries.values(), events_path, log_size, restore_log=True)
-        raise _write_failed(failure, []) from None
-    done: list[str] = []
-    try:
-        for rel_path, text in writes.items():
-            if text is None:
-                (top / rel_path).unlink(missing_ok=True)
-            else:
-                os.replace(temporaries[rel_path], top / rel_path)
-                del temporaries[rel_path]
-            done.append(rel_path)
-    except OSError as failure:
-        _undo(temporaries.values(), events_path, log_size, restore_log=not done)
-        raise _write_failed(failure, done) from None
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
 
 
 def _undo(temporaries: Iterable[Path], events_path: Path, log_size: int | None,

@@ -51,6 +51,16 @@ def find_top(start: Path) -> Path | None:
     return None
 
 
+def bare_repository(start: Path) -> Path | None:
+    """The bare repository `start` is in (a folder with HEAD, objects and refs, no work tree)."""
+    current = start.resolve()
+    for candidate in (current, *current.parents):
+        if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir() and (
+                candidate / "refs").is_dir():
+            return candidate
+    return None
+
+
 def git_dir(top: Path) -> Path:
     dot_git = top / ".git"
     if dot_git.is_file():
@@ -169,24 +179,77 @@ def _repo(top: Path) -> Any:
     return Repo(top)
 
 
-def history(top: Path, needle: str, paths: list[str]) -> list[CommitInfo]:
-    """Commits that added or removed `needle` under `paths`, or name it in a trailer."""
-    repo = _repo(top)
+def matches_head(top: Path, path: str) -> bool:
+    return _git(top, ["diff", "--quiet", "HEAD", "--", path], None).returncode == 0
+
+
+def history(top: Path, needle: str, paths: list[str],
+            span: tuple[str, int, int] | None = None) -> list[CommitInfo]:
+    """Commits that touched an entry: those that name it in a trailer, added or removed its
+    id under `paths`, or (with `span`, where it is now: path, first and last line) changed any
+    of its lines, which finds hand edits and merges that carry no trailer."""
     if not has_commits(top):
         return []
-    fmt = "--format=%H%x1f%aI%x1f%s"
+    fmt = "--format=%x1e%H%x1f%aI%x1f%s"
     seen: dict[str, CommitInfo] = {}
     outputs = [
-        repo.git.log(fmt, f"--grep=^Loa-Id: {needle}$"),
-        repo.git.log(fmt, f"-S{needle}", "--", *paths),
+        run(top, "log", fmt, f"--grep=^Loa-Id: {needle}$"),
+        run(top, "log", fmt, f"-S{needle}", "--", *paths),
     ]
+    outputs += _line_history(top, fmt, needle, paths, span)
     for output in outputs:
-        for line in output.splitlines():
-            sha, date, subject = line.split("\x1f", 2)
-            seen[sha] = CommitInfo(sha, date, subject)
-    order = repo.git.rev_list("HEAD").split()
+        for line in output.split("\n"):  # not splitlines(): it splits on \x1e and \x1f too
+            if line.startswith("\x1e"):
+                sha, date, subject = line[1:].split("\x1f", 2)
+                seen[sha] = CommitInfo(sha, date, subject)
+    order = run(top, "rev-list", "HEAD").split()
     rank = {sha: n for n, sha in enumerate(order)}
     return sorted(seen.values(), key=lambda c: rank.get(c.sha, len(rank)))
+
+
+def _line_history(top: Path, fmt: str, needle: str, paths: list[str],
+                  span: tuple[str, int, int] | None) -> list[str]:
+    """`git log -L` over the entry's lines, hopping back to the file it was in before each
+    move (archive, restore) found by the pickaxe, so edits made there are found too."""
+    found: list[str] = []
+    rev = "HEAD"
+    for _ in range(8):  # an entry moves between files a handful of times at most
+        if span is None:
+            break
+        path, first, last = span
+        found.append(run(top, "log", fmt, f"-L{first},{last}:{path}", rev, check=False))
+        arrival = run(top, "log", "-1", "--format=%H", f"-S{needle}", rev, "--", path,
+                      check=False).strip()
+        parent = run(top, "rev-parse", "-q", "--verify", f"{arrival}^", check=False).strip(
+            ) if arrival else ""
+        if not parent:
+            break
+        span = _span_at(top, parent, needle, [p for p in paths if p != path] + [path])
+        rev = parent
+    return found
+
+
+def _span_at(top: Path, rev: str, needle: str, paths: list[str]) -> tuple[str, int, int] | None:
+    """Where the entry `needle` is in commit `rev`: (path, first line, last line)."""
+    for folder in paths:
+        listing = run(top, "grep", "-l", "-F", f"id: {needle}", rev, "--", folder, check=False)
+        for hit in listing.split("\n"):
+            path = hit.split(":", 1)[1] if ":" in hit else ""
+            text = run(top, "show", f"{rev}:{path}", check=False) if path else ""
+            lines = text.split("\n")
+            start = next((n for n, line in enumerate(lines) if line.lstrip("- ").startswith(
+                f"id: {needle}")), None)
+            if start is None:
+                continue
+            indent = len(lines[start]) - len(lines[start].lstrip())
+            end = start + 1
+            while end < len(lines) and not (lines[end][:indent + 2].strip() == "-" or (
+                    lines[end].strip() and len(lines[end]) - len(lines[end].lstrip()) < indent)):
+                end += 1
+            while end > start + 1 and not lines[end - 1].strip():
+                end -= 1
+            return path, start + 1, end
+    return None
 
 
 def file_at(top: Path, sha: str, path: str) -> str | None:

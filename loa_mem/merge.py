@@ -11,8 +11,12 @@ Rules (README, "Merging branches"):
   removed for no known reason and changed on the other side: a conflict;
 - changed on both sides: field by field. A field changed on one side takes that change.
   superseded_by and the archive fields win over their absence; two archivings keep the earlier;
-  confidence takes the later side's value and effectiveness the one applied last; tags and
-  related_memories merge as sets; any other field changed differently on both sides is a conflict.
+  superseded_by set differently on both sides keeps the smaller id (the earlier day) and the
+  other replacement becomes a fork that `validate` reports with the command that settles it;
+  effectiveness counts add up (applications, successes and failures each gain what both sides
+  added; the score is recomputed; last_applied is the later); confidence takes the later side's
+  value; tags and related_memories merge as sets; any other field changed differently on both
+  sides is a conflict (or, in a repair, keeps ours and is reported).
 - comment lines and blank lines between entries merge three-way (ours, plus what theirs added).
 """
 
@@ -41,6 +45,8 @@ class Plan:
     retired_theirs: frozenset[str] = frozenset()
     later: str = "theirs"
     theirs_label: str = "theirs"
+    # a repair must end with a file that parses: a field no rule settles keeps ours
+    settle_with_ours: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,7 @@ class Merged:
     text: str
     conflicts: list[str]
     renamed: dict[str, str]
+    settled: list[str] = field(default_factory=list)  # repair: kept ours where no rule settled
 
 
 @dataclass
@@ -108,6 +115,33 @@ def _applied(value: Any) -> str:
     return str(value.get("last_applied") or "") if isinstance(value, dict) else ""
 
 
+_COUNTS = ("applications", "successes", "failures")
+
+
+def add_counts(base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
+    """Effectiveness changed on both sides: each count gains what both sides added to it.
+    With no common version to count from, the larger count of the two (nothing counted twice)."""
+    def count(value: Any, key: str) -> int:
+        found = value.get(key) if isinstance(value, dict) else None
+        return int(found) if isinstance(found, (int, float)) else 0
+
+    ours_map = ours if isinstance(ours, dict) else {}
+    theirs_map = theirs if isinstance(theirs, dict) else {}
+    merged: dict[str, Any] = {**theirs_map, **ours_map}
+    for key in _COUNTS:
+        if key in ours_map or key in theirs_map:
+            merged[key] = (count(ours, key) + count(theirs, key) - count(base, key)) if (
+                isinstance(base, dict)) else max(count(ours, key), count(theirs, key))
+    applications = int(merged.get("applications") or 0)
+    if "score" in merged:
+        merged["score"] = model.effectiveness_score(int(merged.get("successes") or 0),
+                                                    applications)
+    merged["last_applied"] = max(_applied(ours), _applied(theirs)) or None
+    if merged["last_applied"] is None and "last_applied" not in ours_map:
+        del merged["last_applied"]
+    return merged
+
+
 def _archive_side(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
     if ours.get("archived") and theirs.get("archived"):
         return ours if str(ours.get("archived_at") or "") <= str(
@@ -124,21 +158,22 @@ def _settle(key: str, values: tuple[Any, Any, Any], sides: tuple[dict[str, Any],
     if key == "superseded_by":
         if ours in (None, _MISSING):
             return theirs
-        return ours if theirs in (None, _MISSING) else _MISSING
+        if theirs in (None, _MISSING):
+            return ours
+        return min(str(ours), str(theirs), key=model.id_order)
     if key == "confidence":
         return ours if later == "ours" else theirs
     if key == "effectiveness":
-        if _applied(ours) != _applied(theirs):
-            return ours if _applied(ours) > _applied(theirs) else theirs
-        return ours if later == "ours" else theirs
+        return add_counts(base, ours, theirs)
     if key in _SET_KEYS:
         return _set_merge(base, ours, theirs)
     return _MISSING
 
 
 def merge_fields(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict[str, Any],
-                 later: str) -> dict[str, Any] | None:
+                 later: str, settle_with_ours: bool = False) -> dict[str, Any] | None:
     """Merge one entry changed on both sides; None when a field no rule settles differs."""
+    fresh = base is None  # added on both sides: no common version to count from
     base = base or {}
     merged: dict[str, Any] = {}
     for key in list(dict.fromkeys([*ours, *theirs])):
@@ -150,9 +185,12 @@ def merge_fields(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict
         elif values[2] == values[0]:
             value = values[1]
         else:
-            value = _settle(key, values, (ours, theirs), later)
+            known = values if fresh or values[0] is not _MISSING else ({}, *values[1:])
+            value = _settle(key, known, (ours, theirs), later)
             if value is _MISSING and key not in _ARCHIVE_KEYS:
-                return None
+                if not settle_with_ours:
+                    return None
+                value = values[1]
         if value is not _MISSING:
             merged[key] = value
     return merged
@@ -172,6 +210,7 @@ class _Job:
     marker: int
     out: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    settled: list[str] = field(default_factory=list)
     seen_lines: set[str] = field(default_factory=set)
 
     def data(self, side: _Side, memory_id: str) -> dict[str, Any] | None:
@@ -193,16 +232,19 @@ class _Job:
             return _reindent(self.theirs.span(memory_id), self.ours.indent)
         if base is None and _identity(ours) != _identity(theirs):
             return self.conflict(memory_id)
-        merged = merge_fields(base, ours, theirs, self.plan.later)
+        merged = merge_fields(base, ours, theirs, self.plan.later, self.plan.settle_with_ours)
         if merged is None:
             return self.conflict(memory_id)
         return _rewrite(self.ours.span(memory_id), self.ours.indent, merged)
 
     def conflict(self, memory_id: str) -> str:
-        self.conflicts.append(memory_id)
         ours = self.ours.span(memory_id) if memory_id in self.ours.items else ""
         theirs = _reindent(self.theirs.span(memory_id), self.ours.indent) if (
             memory_id in self.theirs.items) else ""
+        if self.plan.settle_with_ours:
+            self.settled.append(memory_id)
+            return ours or theirs
+        self.conflicts.append(memory_id)
         return (f"{'<' * self.marker} ours\n{ours}{'=' * self.marker}\n{theirs}"
                 f"{'>' * self.marker} {self.plan.theirs_label}\n")
 
@@ -262,7 +304,7 @@ def merge_texts(texts: tuple[str, str, str], plan: Plan, path: str = "file",
     in_ours, in_theirs = set(MEM_ID.findall(ours)), set(MEM_ID.findall(theirs))
     renamed = {old: new for old, new in plan.rename_ours.items() if old in in_ours}
     renamed.update({old: new for old, new in plan.rename_theirs.items() if old in in_theirs})
-    return Merged(text, job.conflicts, renamed)
+    return Merged(text, job.conflicts, renamed, job.settled)
 
 
 def _rewrite(span: str, indent: int, merged: dict[str, Any]) -> str:
@@ -287,3 +329,24 @@ def _reindent(text: str, indent: int) -> str:
             :current - indent].isspace() else line.lstrip())
     joined = "".join(shift(line) if line.strip() else line for line in lines)
     return joined if joined.endswith("\n") else joined + "\n"
+
+
+def merge_json(base: Any, ours: Any, theirs: Any) -> Any:
+    """Three-way merge of a derived JSON summary (the agents' state index): keys added on
+    either side are kept; a value both sides changed keeps the larger (counts and timestamps
+    only grow), and lists merge as sets."""
+    if theirs in (ours, base):
+        return ours
+    if ours == base:
+        return theirs
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        base_map = base if isinstance(base, dict) else {}
+        return {key: merge_json(base_map.get(key), ours.get(key), theirs.get(key))
+                if key in ours and key in theirs else (ours[key] if key in ours else theirs[key])
+                for key in dict.fromkeys([*ours, *theirs])
+                if not (key in base_map and (key not in ours or key not in theirs))}
+    if isinstance(ours, list) and isinstance(theirs, list):
+        return _set_merge(base, ours, theirs)
+    if isinstance(ours, (int, float, str)) and type(ours) is type(theirs):
+        return max(ours, theirs)
+    return ours

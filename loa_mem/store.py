@@ -22,13 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem import config as config_mod
 from loa_mem import events as events_mod
-from loa_mem import filewrite, git, model
+from loa_mem import filewrite, git, gitwrite, model, notices
 from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.index import Index, Prepared, Row, Signature, prepare
 
 Change = Callable[[Any], None]
 
 if TYPE_CHECKING:
+    from loa_mem.writer import FileResult
     from loa_mem.yamlio import ListFile
 
 
@@ -66,6 +67,10 @@ def locate_top(root: str | None) -> Path:
     chosen = root or os.environ.get("LOA_MEM_ROOT")
     start = Path(chosen) if chosen else Path.cwd()
     top = git.find_top(start) if start.exists() else None
+    bare = git.bare_repository(start) if top is None and start.exists() else None
+    if bare is not None:
+        raise NotARepo(f"{bare} is a bare repository: it has no working tree for memory files",
+                       f"clone it (git clone {bare}) and run loa-mem in the clone")
     if top is None:
         raise NotARepo(f"{start} is not inside a git repository",
                        "run `loa-mem init` to create a memory store here")
@@ -87,7 +92,17 @@ class Store:
     def open(cls, root: str | None = None) -> Store:
         top = locate_top(root)
         cache_dir = git.git_dir(top) / "loa-mem"
-        return cls(top, config_mod.load(top, cache_dir))
+        store = cls(top, config_mod.load(top, cache_dir))
+        from loa_mem import clonesetup
+
+        clonesetup.ensure(top, [g.path for g in store.grimoire_files()], store.events_rel,
+                          store.derived_json())
+        return store
+
+    def derived_json(self) -> tuple[str, ...]:
+        """JSON summaries other branches also write (the agents' state index)."""
+        state = self.config.section("agents").get("state_index")
+        return (str(state),) if state else ()
 
     # -- paths --------------------------------------------------------------------------
     def rel(self, path: Path) -> str:
@@ -262,11 +277,15 @@ class Store:
     def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
         from loa_mem import lock
 
+        commit = commit and self.config.auto_commit
         with lock.hold(self.cache_dir / "write.lock", op, self.config.lock_timeout):
+            problem = gitwrite.state_problem(self.top) if commit else None
+            if problem is not None:
+                raise problem
             self.refresh()
             transaction = Transaction(self, op, actor)
             yield transaction
-            transaction.apply(commit=commit and self.config.auto_commit)
+            transaction.apply(commit=commit)
 
 
 @dataclass
@@ -343,7 +362,62 @@ class Transaction:
         results = [plan_file(store, plan) for plan in self.plans.values() if _has_work(plan)]
         writes: dict[str, str | bytes | None] = {r.path: r.text for r in results}
         writes.update(self.files)
-        filewrite.write_all_or_nothing(store.top, writes, store.events_path, self.events)
+        for path in [*writes, store.events_rel]:
+            refuse_link(store.top, path)
+        before: dict[str, bytes | None] = {r.path: r.old_text.encode("utf-8") if (
+            store.top / r.path).exists() else None for r in results}
+        before.update({p: _read_bytes(store.top / p) for p in self.files})
+        self.changed_paths = [r.path for r in results] + list(self.files)
+        if self.events:
+            self.changed_paths.append(store.events_rel)
+        state = self._git_state() if commit and self.changed_paths else None
+        staged = filewrite.Staged(store.top, writes, store.events_path, self.events, before)
+        pending = None
+        try:
+            if state is not None:
+                pending = self._prepare_commit(results, staged, state)
+            staged.finish()
+        except BaseException:
+            staged.undo()
+            raise
+        self._update_index(results)
+        if pending is not None:
+            self._publish(pending, staged)
+
+    def _git_state(self) -> gitwrite.State | None:
+        """HEAD, index and working tree of the paths about to change, or None when an outer
+        git command holds the index (inside one of its hooks): the files are then written and
+        left for `loa-mem commit`, and HEAD never moves under that command."""
+        top = self.store.top
+        if gitwrite.index_busy(top):
+            notices.add("not committed: another git command holds this repository's index "
+                        "(inside a git hook?); run `loa-mem commit` when it is done")
+            return None
+        return gitwrite.inspect(top, self.changed_paths)
+
+    def _prepare_commit(self, results: list[FileResult], staged: filewrite.Staged,
+                        state: gitwrite.State) -> gitwrite.Pending:
+        """The commit object of this transaction's change alone (see `gitwrite`)."""
+        store = self.store
+        by_path = {r.path: r for r in results}
+        changes = []
+        for path in self.changed_paths:
+            result = by_path.get(path)
+            if path == store.events_rel:
+                changes.append(_events_change(store, staged))
+            elif result is not None:
+                changes.append(gitwrite.FileChange(path, result.text.encode("utf-8"),
+                                                   result.replay))
+            else:
+                content = self.files[path]
+                changes.append(gitwrite.FileChange(
+                    path, content.encode("utf-8") if isinstance(content, str) else content))
+        message = git.message(self.op, self.what or ", ".join(self.ids[:3]), self.ids,
+                              body=self.body)
+        return gitwrite.prepare(state, changes, message)
+
+    def _update_index(self, results: list[FileResult]) -> None:
+        store = self.store
         index = store.index
         index.begin()
         try:
@@ -354,16 +428,51 @@ class Transaction:
             index.rollback()
             raise
         store._refresh_events()
-        self.changed_paths = [r.path for r in results] + list(self.files)
-        if self.events:
-            self.changed_paths.append(store.events_rel)
-        if commit and self.changed_paths:
-            from loa_mem import git as git_mod
 
-            message = git_mod.message(self.op, self.what or ", ".join(self.ids[:3]), self.ids,
-                                      body=self.body)
-            self.commit_sha = git_mod.commit(store.top, self.changed_paths, message)
-            self.committed = self.commit_sha is not None
+    def _publish(self, pending: gitwrite.Pending, staged: filewrite.Staged) -> None:
+        try:
+            self.commit_sha = gitwrite.publish(pending, self.what or self.op)
+        except BaseException:
+            staged.roll_back()
+            self.store.close()  # the index describes the files just rolled back
+            (self.store.cache_dir / "index.sqlite3").unlink(missing_ok=True)
+            raise
+        self.committed = True
+
+
+def refuse_link(top: Path, rel_path: str) -> None:
+    """loa-mem replaces files by renaming over them: through a symbolic link that would turn
+    the link into a file (and a link out of the repository into a commit of outside data)."""
+    path = top / rel_path
+    for place in (path, *path.parents):
+        if place == top:
+            return
+        if place.is_symlink():
+            where = "outside the repository" if not place.resolve().is_relative_to(
+                top.resolve()) else "elsewhere in the repository"
+            raise Refused(f"{top.name}/{place.relative_to(top).as_posix()} is a symbolic link "
+                          f"to {where}; loa-mem writes only regular files; nothing was written",
+                          "replace the link with the file itself (or set the path in "
+                          ".loa.config.yaml)")
+
+
+def _read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _events_change(store: Store, staged: filewrite.Staged) -> gitwrite.FileChange:
+    """The events log's change is an append: replayed, it appends the same lines."""
+    full = store.events_path.read_bytes()
+    added = full[staged.log_size or 0:]
+
+    def replay(other: bytes) -> bytes:
+        lead = b"" if not other or other.endswith(b"\n") else b"\n"
+        return other + lead + added.lstrip(b"\n")
+
+    return gitwrite.FileChange(store.events_rel, full, replay)
 
 
 def _has_work(plan: _FilePlan) -> bool:

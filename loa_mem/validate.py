@@ -155,31 +155,42 @@ def _cross_rules(run: _Run) -> None:
             where = ", ".join(f"{p.grimoire.path}:{p.first_line}" for p in places)
             for place in places:
                 run.add(place, place.grimoire.path, place.first_line, "unique-id",
-                        f"id {memory_id} is used {len(places)} times ({where})")
+                        f"id {memory_id} is used {len(places)} times ({where}); "
+                        "run `loa-mem repair`")
     for places in run.seen.values():
         for seen in places:
             _link_rules(run, seen, forgotten)
+    _chain_rules(run)
+
+
+def _chain_rules(run: _Run) -> None:
+    from loa_mem import chains
+
+    unique = {i: places[0] for i, places in run.seen.items() if len(places) == 1}
+    for problem in chains.problems({i: seen.data for i, seen in unique.items()}):
+        seen = unique[problem.id]
+        fix = problem.fix or "run `loa-mem repair` to set the other end"
+        run.add(seen, seen.grimoire.path, _line(seen, problem.key), "chain",
+                f"{problem.message}; {fix}")
 
 
 def _link_rules(run: _Run, seen: _Seen, forgotten: set[str]) -> None:
     data, path = seen.data, seen.grimoire.path
-    for key, back in (("supersedes", "superseded_by"), ("superseded_by", "supersedes")):
+    for key in ("supersedes", "superseded_by"):
         other_id = data.get(key)
-        if not other_id:
+        if not other_id or run.seen.get(str(other_id)):
             continue
-        others = run.seen.get(str(other_id))
-        if not others:
-            severity = "warning" if other_id in forgotten else "error"
-            note = " (it was forgotten; see the events log)" if other_id in forgotten else ""
-            run.add(seen, path, _line(seen, key), "chain",
-                    f"{key} {other_id}, which is not in any grimoire file{note}", severity)
-        elif others[0].data.get(back) != data.get("id"):
-            run.add(seen, path, _line(seen, key), "chain",
-                    f"{key} {other_id}, but {other_id} has {back}: {others[0].data.get(back)}")
+        severity = "warning" if other_id in forgotten else "error"
+        note = " (it was forgotten; see the events log)" if other_id in forgotten else ""
+        run.add(seen, path, _line(seen, key), "chain",
+                f"{key} {other_id}, which is not in any grimoire file{note}", severity)
     for related in data.get("related_memories") or []:
         if isinstance(related, str) and related not in run.seen:
+            gone = related in forgotten
             run.add(seen, path, _line(seen, "related_memories"), "related",
-                    f"related memory {related} is not in any grimoire file", "warning")
+                    f"related memory {related} is not in any grimoire file"
+                    + (" (it was forgotten; see the events log)" if gone else ""),
+                    "warning" if gone else "error")
 
 
 def _forgotten_ids(store: Store) -> set[str]:

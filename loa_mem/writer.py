@@ -36,6 +36,29 @@ class FileResult:
     flow: bool
     replacements: list[Replacement] = field(default_factory=list)
     appended: list[Span] = field(default_factory=list)
+    old_text: str = ""
+    # the change as text, to replay it on another version of the file (see `replay`)
+    edits: list[tuple[str, str]] = field(default_factory=list)
+    appended_text: str = ""
+
+    def replay(self, other: bytes) -> bytes | None:
+        """This change applied to another version of the file (HEAD's, or what the user
+        staged): each edited entry must be there, once, exactly as this command found it."""
+        try:
+            text = other.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        for old, new in self.edits:
+            at = text.find(old)
+            while at > 0 and text[at - 1] != "\n":
+                at = text.find(old, at + 1)
+            if at < 0 or text.find(old, at + 1) >= 0:
+                return None
+            text = text[:at] + new + text[at + len(old):]
+        if self.appended_text:
+            text = "".join(_ready_for_append(text.splitlines(keepends=True), False))
+            text += self.appended_text
+        return text.encode("utf-8")
 
     def update_index(self, index: Index, signature: Signature | None) -> None:
         """Bring the file's rows to the new text in one pass: shifting the rows below each
@@ -95,7 +118,7 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         raise Refused(f"{path} is written as a flow-style list ([...])",
                       "rewrite it as a block list (one '- id:' per entry) so loa-mem can edit it")
     lines = text.splitlines(keepends=True)
-    result = FileResult(path, "", grimoire.in_archive, indent, flow)
+    result = FileResult(path, "", grimoire.in_archive, indent, flow, old_text=text)
     targets = {row.rowid: row for row in index.by_rowids({*plan.changes, *plan.removals})
                if row.path == path}
     for row in sorted(targets.values(), key=lambda r: r.first_line, reverse=True):
@@ -105,6 +128,7 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         else:
             edited = yamlio.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
             new_lines = edited.splitlines(keepends=True)
+        result.edits.append((span, "".join(new_lines)))
         lines[row.first_line - 1:row.last_line] = new_lines
         located = _parse_one("".join(new_lines), path) if new_lines else None
         result.replacements.append(Replacement(
@@ -118,6 +142,7 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
             new_span = located.span(shift=len(lines))
             lines.extend(piece.splitlines(keepends=True))
             result.appended.append(new_span)
+        result.appended_text = "".join(pieces)
     result.text = "".join(lines)
     return result
 

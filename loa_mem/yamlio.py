@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,7 +77,21 @@ class ListFile:
     flow: bool
 
 
-def _problem(path: str, error: yaml.YAMLError) -> InvalidFile:
+_CONFLICT_MARKER = re.compile(r"^(?:<{7}|\|{7}|={7}|>{7})(?: |$)", re.MULTILINE)
+
+
+def conflict_line(text: str) -> int | None:
+    """The line of the first git conflict marker in `text`, if any."""
+    found = _CONFLICT_MARKER.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else None
+
+
+def _problem(path: str, error: yaml.YAMLError, text: str = "") -> InvalidFile:
+    marker = conflict_line(text)
+    if marker is not None:
+        return InvalidFile(path, marker, 1, "git conflict markers (a merge, rebase or pull "
+                           "stopped on this file)", "run `loa-mem repair` to merge both sides "
+                           "by entry id, or resolve the markers by hand")
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     reason = getattr(error, "problem", None) or str(error).splitlines()[0]
@@ -185,7 +200,7 @@ def load_list(text: str, path: str) -> ListFile:
             floor = last + 1
         return ListFile(items, root.start_mark.column, root.flow_style is True and bool(items))
     except yaml.YAMLError as error:
-        raise _problem(path, error) from None
+        raise _problem(path, error, text) from None
     finally:
         loader.dispose()
         if collecting:
@@ -200,7 +215,8 @@ def _load_path(job: tuple[str, str, Any]) -> Any:
         with open(full_path, encoding="utf-8") as handle:
             parsed = load_list(handle.read(), rel_path)
     except InvalidFile as error:
-        return (error.path, error.line, error.column, error.message.split(": ", 1)[-1])
+        return (error.path, error.line, error.column, error.message.split(": ", 1)[-1],
+                error.hint)
     return parsed if prepare is None else prepare(rel_path, parsed)
 
 
@@ -227,8 +243,8 @@ def load_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], A
     loaded: dict[str, Any] = {}
     for (rel, _, _), result in zip(work, results, strict=True):
         if isinstance(result, tuple):
-            path, line, column, message = result
-            loaded[rel] = InvalidFile(path, line, column, message)
+            path, line, column, message, hint = result
+            loaded[rel] = InvalidFile(path, line, column, message, hint)
         else:
             loaded[rel] = result
     return loaded

@@ -40,6 +40,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("LOA_MEM_NOW", FIXED_NOW)
     monkeypatch.setenv("NO_COLOR", "1")
+    # git finds the merge driver by name, as in a shell where this environment is active
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
 
 @dataclass

@@ -39,6 +39,12 @@ def entry(root: Path, memory_id: str) -> dict[str, Any]:
     return found[0]
 
 
+def entry_in(text: str, memory_id: str) -> dict[str, Any]:
+    """The entry with `memory_id` in a grimoire file's text (as `git show` prints it)."""
+    [found] = [e for e in yamlio.load(text, memory_id) or [] if e.get("id") == memory_id]
+    return dict(found)
+
+
 def all_ids(root: Path) -> list[str]:
     return [str(e["id"]) for c in FILES for a in (False, True) for e in entries(root, c, a)]
 

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from loa_mem import __version__, git
+from loa_mem import __version__, git, notices
 from loa_mem.errors import EXIT_INTERNAL, EXIT_REFUSED, LoaMemError
 from loa_mem.render import error as print_error
 
@@ -46,6 +46,7 @@ class LoaGroup(TyperGroup):
         try:
             return super().invoke(ctx)
         except LoaMemError as failure:
+            notices.drain()
             print_error(f"{failure.kind}: {failure.one_line()}")
             raise typer.Exit(failure.exit_code) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
@@ -60,6 +61,9 @@ class LoaGroup(TyperGroup):
             if _is_usage_error(failure):
                 raise
             raise _internal(failure) from None
+        finally:
+            for note in notices.drain():
+                print_error(note)
 
 
 # Errors of the disk or the permissions, not of loa-mem: the user can fix them.

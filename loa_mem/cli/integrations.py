@@ -27,8 +27,7 @@ def merge_driver(
     marker_size: Annotated[int, typer.Option("--marker-size", help="Conflict marker length (%L).")
                            ] = 7,
     repair: Annotated[bool, typer.Option(
-        "--repair", help="After a merge stopped on a memory file: redo all memory files by id "
-        "with every file in view, and stage the clean ones.")] = False,
+        "--repair", help="The same as `loa-mem repair`.")] = False,
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Merge memory files by entry id (git runs this; `loa-mem init` registers it).
@@ -38,15 +37,25 @@ def merge_driver(
     from loa_mem.errors import UsageError
 
     if repair:
-        repaired = merging.repair(root)
-        emit(repaired, as_json, views.repaired)
-        raise typer.Exit(0 if repaired.ok else 1)
+        repair_store(root, as_json)
     if base is None or ours is None or theirs is None:
         raise UsageError("merge-driver needs the three files %O %A %B",
                          "git passes them; see `loa-mem init`, or use --repair")
     result = merging.drive(base, ours, theirs, path, marker_size)
     emit(result, as_json, views.file_merge)
     raise typer.Exit(0 if result.ok else 1)
+
+
+def repair_store(root: Root = None, as_json: Json = False) -> None:
+    """Put the memory files right after any git operation: conflict markers, ids used twice,
+    one-way supersede links. Commits the fix, or stages it while a merge or rebase is stopped.
+
+    Exit 0 when everything was fixed, 1 when something needs you (the report says what)."""
+    from loa_mem.commands import merging
+
+    repaired = merging.repair(root)
+    emit(repaired, as_json, views.repaired)
+    raise typer.Exit(0 if repaired.ok else 1)
 
 
 Format = Annotated[str | None, typer.Option(
@@ -153,6 +162,7 @@ def mcp(root: Root = None) -> None:
 
 def add_commands(app: typer.Typer) -> None:
     app.command("merge-driver")(merge_driver)
+    app.command("repair")(repair_store)
     app.command("import")(import_entries)
     app.command("export")(export_entries)
     app.command("mcp")(mcp)

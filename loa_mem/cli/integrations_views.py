@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from loa_mem.commands.merging import FileMerge, Repaired
+from loa_mem.commands.merging import FileMerge
 from loa_mem.commands.transfer import Exported, Imported
 from loa_mem.render import Block
+from loa_mem.repair import RepairReport
 
 
 def file_merge(result: FileMerge) -> list[Block]:
@@ -19,18 +20,20 @@ def file_merge(result: FileMerge) -> list[Block]:
     if result.unfixable:
         lines.append(
             f"loa-mem merge-driver: {', '.join(result.unfixable)} created on both branches in "
-            "files only one branch changed; run `loa-mem merge-driver --repair`, then "
-            "`git commit`")
+            "files only one branch changed; run `loa-mem repair`, then `git commit`")
     return lines
 
 
-def repaired(result: Repaired) -> list[Block]:
-    lines: list[Block] = []
-    for merged in result.files:
-        lines += file_merge(merged)
-    lines.append(f"merged {len(result.files)} memory file(s) by id; staged "
-                 f"{len(result.staged)}" + ("" if result.ok else "; resolve the rest, then "
-                                            "`git add` them and `git commit`"))
+def repaired(result: RepairReport) -> list[Block]:
+    lines: list[Block] = [f"fixed  {fix.path}: {fix.what}" for fix in result.fixes]
+    lines += [f"left   {fix.path}: {fix.what}" for fix in result.left]
+    if result.commit:
+        lines.append(f"repaired {len(result.paths)} file(s) (commit {result.commit[:10]})")
+    elif result.staged:
+        lines.append(f"repaired and staged {len(result.staged)} file(s); continue the git "
+                     "operation (git rebase --continue, git merge --continue, ...)")
+    if result.left:
+        lines.append(f"{len(result.left)} problem(s) need you; the lines above say how")
     return lines
 
 

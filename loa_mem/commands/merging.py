@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from loa_mem.merge_plan import (
     theirs_commit,
     whole_store,
 )
+from loa_mem.repair import Fix, RepairReport
 from loa_mem.store import Store
 
 DRIVER_NAME = "loa-mem"
@@ -51,19 +52,6 @@ class FileMerge:
         return {"path": self.path, "mode": self.mode, "ok": self.ok,
                 "conflicts": self.conflicts, "renamed": self.renamed,
                 "unfixable": self.unfixable, "note": self.note or None}
-
-
-@dataclass(frozen=True)
-class Repaired:
-    files: list[FileMerge]
-    staged: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return all(f.ok for f in self.files)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"ok": self.ok, "files": [f.to_json() for f in self.files], "staged": self.staged}
 
 
 def layout(top: Path) -> Layout:
@@ -131,6 +119,11 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
     lay = layout(top)
     texts = (_read(base), _read(ours), _read(theirs))
     path = path or _guess_path(top, lay, texts[1]) or ours.name
+    if path.endswith(".json") and path not in lay.paths:
+        merged_json = _merge_json_files(texts)
+        if merged_json is not None:
+            ours.write_text(merged_json, encoding="utf-8")
+            return FileMerge(path, "json")
     if path not in lay.paths:
         label = theirs_commit()
         count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
@@ -149,6 +142,16 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
     return FileMerge(path, "by-id", merged.conflicts, merged.renamed)
 
 
+def _merge_json_files(texts: tuple[str, str, str]) -> str | None:
+    from loa_mem.merge import merge_json
+
+    try:
+        base, ours, theirs = (json.loads(t) if t.strip() else {} for t in texts)
+    except ValueError:
+        return None
+    return json.dumps(merge_json(base, ours, theirs), indent=2, ensure_ascii=False) + "\n"
+
+
 def _merge_one(path: str, lay: Layout, snaps: tuple[Snapshot, Snapshot, Snapshot],
                plan: Plan) -> tuple[FileMerge, str] | None:
     if path == lay.events:
@@ -161,84 +164,82 @@ def _merge_one(path: str, lay: Layout, snaps: tuple[Snapshot, Snapshot, Snapshot
     return FileMerge(path, "by-id", merged.conflicts, merged.renamed), merged.text
 
 
-def repair(root: str | None) -> Repaired:
-    """Redo the memory files of a stopped merge by id, with every file in view, and stage the
-    ones that merged cleanly."""
-    top = Store.open(root).top
-    theirs = merge_head(top)
-    if theirs is None:
-        raise NothingToDo("no merge is in progress here (no MERGE_HEAD)",
-                          "run it after `git merge` stops on a memory file")
+def _redo_merge(store: Store, theirs: tuple[str, str], report: RepairReport) -> None:
+    """A stopped `git merge`: redo its memory files by id with every file in view (the three
+    commits are known), which also renumbers legacy ids both branches created."""
+    top = store.top
     lay = layout(top)
     decision = whole_store(top, lay, theirs, force=True)
+    plan = replace(decision.plan, settle_with_ours=True)
     base_sha = git.run(top, "merge-base", "HEAD", theirs[0], check=False).strip()
     snaps = (snapshot(top, base_sha, lay) if base_sha else Snapshot({}),
              snapshot(top, "HEAD", lay), snapshot(top, theirs[0], lay))
-    files: list[FileMerge] = []
-    clean: list[str] = []
     for path in lay.paths:
-        outcome = _merge_one(path, lay, snaps, decision.plan)
+        outcome = _merge_one(path, lay, snaps, plan)
         if outcome is None:
             continue
         result, text = outcome
         atomic_write(top / path, text)
-        files.append(result)
-        if result.ok:
-            clean.append(path)
-    if clean:
-        git.run(top, "add", "--", *clean)
-    return Repaired(files, clean)
+        report.paths.append(path)
+        report.fixes.append(Fix(path, "merged both sides by entry id"))
+        report.fixes.extend(Fix(path, f"{old} was created on both branches for different "
+                                      f"entries: the other branch's copy is now {new}")
+                            for old, new in result.renamed.items())
+
+
+def repair(root: str | None) -> RepairReport:
+    """Put the store right after any git operation (see `repair.py`)."""
+    from loa_mem import gitwrite
+    from loa_mem.repair import relink, repair_conflicted, settle_in_git
+
+    store = Store.open(root)
+    report = RepairReport()
+    in_progress = gitwrite.state_problem(store.top) is not None
+    theirs = merge_head(store.top)
+    if theirs is not None:
+        _redo_merge(store, theirs, report)
+    else:
+        repair_conflicted(store, report)
+    store.close()
+    store = Store.open(root)
+    relink(store, report)
+    settle_in_git(store, report, in_progress)
+    store.close()
+    if not report.fixes and not report.left:
+        raise NothingToDo("nothing to repair: every memory file parses, ids are unique and "
+                          "links agree", "`loa-mem validate` checks everything else")
+    return report
 
 
 # -- registration (init) ---------------------------------------------------------------------
 ATTRIBUTES = ".gitattributes"
-_ATTRIBUTES_NOTE = "# loa-mem: merge memory files by entry id (see `loa-mem merge-driver`)"
-
-
-def driver_command() -> str:
-    """The command git runs: this installation's own loa-mem when it has one on disk."""
-    import shlex
-    import sys
-
-    script = Path(sys.executable).parent / "loa-mem"
-    program = shlex.quote(str(script)) if script.exists() else "loa-mem"
-    return f"{program} merge-driver %O %A %B %P"
-
-
-def _runnable(command: str) -> bool:
-    import shlex
-    import shutil
-
-    try:
-        program = shlex.split(command)[0]
-    except (ValueError, IndexError):
-        return False
-    return Path(program).exists() or shutil.which(program) is not None
 
 
 def register_driver(store: Store) -> list[str]:
-    """Add the attribute lines and the git config the driver needs, when missing; the paths
-    of files changed (for init to commit)."""
-    lay = Layout([g.path for g in store.grimoire_files()],
-                 [g.path for g in store.grimoire_files() if g.in_archive], store.events_rel)
-    wanted = [f"{p} merge={DRIVER_NAME}" for p in lay.paths]
+    """At init: the attribute lines in the committed `.gitattributes` (so other tools and
+    readers see how memory files merge) and this clone's set-up; the paths of files changed
+    (for init to commit). Other clones set themselves up (`clonesetup`)."""
+    from loa_mem import clonesetup
+
+    grimoires = [g.path for g in store.grimoire_files()]
+    wanted = clonesetup.attribute_lines(grimoires, store.events_rel, store.derived_json())
     target = store.top / ATTRIBUTES
     text = target.read_text(encoding="utf-8") if target.exists() else ""
     present = {line.strip() for line in text.splitlines()}
+    # a line of an older loa-mem for the same path (events.jsonl merge=loa-mem) is replaced
+    paths = {line.split()[0] for line in wanted}
+    kept = [line for line in text.splitlines(keepends=True)
+            if not (line.strip() not in wanted and line.split()[:1] and
+                    line.split()[0] in paths and "merge=loa-mem" in line)]
     missing = [line for line in wanted if line not in present]
     changed: list[str] = []
-    if missing:
-        lead = "" if not text or text.endswith("\n") else "\n"
-        note = [] if _ATTRIBUTES_NOTE in present else [_ATTRIBUTES_NOTE]
-        atomic_write(target, text + lead + "".join(f"{line}\n" for line in note + missing))
+    if missing or len(kept) != len(text.splitlines()):
+        body = "".join(kept)
+        lead = "" if not body or body.endswith("\n") else "\n"
+        note = [] if clonesetup.ATTRIBUTES_NOTE in present else [clonesetup.ATTRIBUTES_NOTE]
+        atomic_write(target, body + lead + "".join(f"{line}\n" for line in note + missing))
         changed.append(ATTRIBUTES)
-    current = git.run(store.top, "config", "--get", f"merge.{DRIVER_NAME}.driver",
-                      check=False).strip()
-    if not current or not _runnable(current):
-        git.run(store.top, "config", f"merge.{DRIVER_NAME}.driver", driver_command())
-    if not git.run(store.top, "config", "--get", f"merge.{DRIVER_NAME}.name", check=False):
-        git.run(store.top, "config", f"merge.{DRIVER_NAME}.name",
-                "loa-mem: merge memory files by entry id")
+    clonesetup.ensure(store.top, grimoires, store.events_rel, store.derived_json())
     return changed
 
 

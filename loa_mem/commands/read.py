@@ -121,8 +121,12 @@ class History:
 
 def history(store: Store, memory_id: str) -> History:
     model.check_id(memory_id)
+    rows = store.index.by_id(memory_id)
+    span = (rows[0].path, rows[0].first_line, rows[0].last_line) if len(rows) == 1 else None
+    if span is not None and not git.matches_head(store.top, span[0]):
+        span = None  # line numbers of an uncommitted version would trace other entries
     commits = git.history(store.top, memory_id, [store.config.storage_dir,
-                                                 store.config.archive_dir])
+                                                 store.config.archive_dir], span)
     if not commits:
         from loa_mem.errors import NotFound
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from loa_mem import config as config_mod
 from loa_mem import events, git, model
-from loa_mem.errors import NothingToDo
+from loa_mem.errors import NotARepo, NothingToDo
 from loa_mem.filewrite import atomic_write
 from loa_mem.store import Store
 
@@ -63,6 +63,10 @@ def init(root: str | None) -> Initialized:
     # LOA_MEM_ROOT chooses the store for init as for every other command (spec section 5).
     top = Path(root or os.environ.get("LOA_MEM_ROOT") or ".").resolve()
     found = git.find_top(top) if top.exists() else None
+    bare = git.bare_repository(top) if found is None and top.exists() else None
+    if bare is not None:
+        raise NotARepo(f"{bare} is a bare repository: it has no working tree for memory files",
+                       f"clone it (git clone {bare}) and run `loa-mem init` in the clone")
     if found is None:
         git.init(top)
     else:
