@@ -38,7 +38,7 @@ Phase = Annotated[str | None, typer.Option("--phase", help="Phase recorded in so
 FilePath = Annotated[str | None, typer.Option("--file", help="File the memory is about.")]
 Lines = Annotated[str | None, typer.Option("--lines", help="Line range A-B in --file.")]
 Related = Annotated[list[str] | None, typer.Option("--related", help="Related memory id; repeat.")]
-MemoryId = Annotated[str, typer.Argument(help="A memory id, like MEM-20260201-001.",
+MemoryId = Annotated[str, typer.Argument(help="A memory id, like MEM-20260201-k7x2mq4a.",
                                          show_default=False)]
 
 
