@@ -18,6 +18,7 @@ from loa_mem.errors import ConfigError
 from loa_mem.model import CATEGORIES, CategoryRule
 
 CONFIG_FILE = ".loa.config.yaml"
+MAX_LOCK_TIMEOUT = 600  # as git.lock_timeout_seconds in config.schema.json
 
 DEFAULTS: dict[str, Any] = {
     "memory_schema": {
@@ -110,7 +111,17 @@ class Config:
     @property
     def lock_timeout(self) -> float:
         configured = self.data["git"]["lock_timeout_seconds"]
-        return float(os.environ.get("LOA_MEM_LOCK_TIMEOUT") or configured)
+        given = os.environ.get("LOA_MEM_LOCK_TIMEOUT")
+        if not given:
+            return float(configured)
+        try:
+            seconds = float(given)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= MAX_LOCK_TIMEOUT:  # also refuses nan and inf
+            raise ConfigError(f"LOA_MEM_LOCK_TIMEOUT={given!r} is not a number of seconds",
+                              f"use 0 to {MAX_LOCK_TIMEOUT}, for example 10, or unset it")
+        return seconds
 
 
 def merged(overrides: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from loa_mem import textfile
 from loa_mem.cli.app import Json, Root, new_app
-from loa_mem.errors import EXIT_REFUSED
+from loa_mem.errors import EXIT_REFUSED, LoaMemError
 from loa_mem.render import Block, emit
 
 if TYPE_CHECKING:
@@ -135,8 +136,8 @@ def _hook_input() -> dict[str, Any]:
     if sys.stdin is None or sys.stdin.isatty():
         return {}
     try:
-        data = json.loads(sys.stdin.read() or "{}")
-    except ValueError:
+        data = json.loads(textfile.read_stdin() or "{}")
+    except (ValueError, LoaMemError):
         return {}
     return data if isinstance(data, dict) else {}
 

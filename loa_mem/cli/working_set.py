@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand
 
-from loa_mem import events
+from loa_mem import events, textfile
 from loa_mem.cli import working_set_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
 from loa_mem.errors import Refused
@@ -100,7 +99,7 @@ def _request(argv: list[str], from_stdin: bool, referenced: list[str],
         return AdviseRequest(why, tuple(hot), tuple(cold), tuple(referenced), trigger_gc)
     if hot or cold:
         raise Refused("hints came both as options and as JSON on stdin", "use one or the other")
-    text = sys.stdin.read()
+    text = textfile.read_stdin()
     try:
         data = json.loads(text)
     except ValueError as error:
@@ -188,7 +187,7 @@ def summarize(
     from loa_mem.summarize import summarize as do_summarize
 
     if text == "-":
-        text = sys.stdin.read()
+        text = textfile.read_stdin()
     emit(do_summarize(_store(root), paths, style, text, name, events.actor(), not no_commit,
                       extractive), as_json, views.summarized)
 

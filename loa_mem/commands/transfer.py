@@ -9,13 +9,12 @@ it; otherwise it gets the next free id of its day, and links inside the file fol
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem import clock, events, model, sensitive, transfer
+from loa_mem import clock, events, model, sensitive, textfile, transfer
 from loa_mem.errors import LoaMemError, NotFound, NothingToDo, Refused
 from loa_mem.store import Store
 
@@ -63,14 +62,12 @@ class _Candidate:
 
 def _read(store: Store, source: str) -> tuple[str, str]:
     if source == "-":
-        return sys.stdin.read(), "stdin"
+        return textfile.read_stdin(), "stdin"
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = textfile.read_text(path, source)
     except FileNotFoundError:
         raise NotFound(f"no file {source}", "check the path") from None
-    except UnicodeDecodeError:
-        raise Refused(f"{source} is not UTF-8 text", "convert it to UTF-8") from None
     try:
         name = path.resolve().relative_to(store.top).as_posix()
     except ValueError:
