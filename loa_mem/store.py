@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem import config as config_mod
 from loa_mem import events as events_mod
-from loa_mem import filewrite, git, model
+from loa_mem import filewrite, git, model, textfile
 from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.index import Index, Prepared, Row, Signature, prepare
 
@@ -60,6 +60,24 @@ def signature_of(path: Path) -> Signature | None:
     except FileNotFoundError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
+
+
+def _refuse_emptied(top: Path, path: str) -> None:
+    """A grimoire file of 0 bytes whose last commit held entries was emptied by accident (a
+    crash, a full disk, a truncating editor), never by loa-mem: reading it as an empty list
+    would hide entries git still has, and the next write would commit their loss."""
+    from loa_mem import yamlio
+
+    try:
+        committed = git.run(top, "show", f"HEAD:{path}", check=False)
+        held = len(yamlio.load_list(committed, path).items) if committed else 0
+    except (InvalidFile, UnicodeError, OSError):
+        return
+    if held:
+        raise InvalidFile(path, 1, 1, f"is empty (0 bytes) but the last commit holds {held} "
+                          "entr" + ("y" if held == 1 else "ies"),
+                          f"restore it with `git checkout -- {path}`, or write `[]` in it to "
+                          "empty it on purpose; nothing was written")
 
 
 def locate_top(root: str | None) -> Path:
@@ -158,6 +176,11 @@ class Store:
         failures = {}
         for grimoire, signature in stale:
             result = parsed.get(grimoire.path)
+            if signature is not None and signature[1] == 0:
+                try:
+                    _refuse_emptied(self.top, grimoire.path)
+                except InvalidFile as emptied:
+                    result = emptied
             if isinstance(result, InvalidFile):
                 failures[grimoire.path] = result
             else:
@@ -169,7 +192,9 @@ class Store:
 
         parsed = None
         if signature is not None:
-            text = (self.top / grimoire.path).read_text(encoding="utf-8")
+            text = textfile.read_text(self.top / grimoire.path, grimoire.path)
+            if not text:
+                _refuse_emptied(self.top, grimoire.path)
             parsed = yamlio.load_list(text, grimoire.path)
         self._store_parsed(grimoire, signature, parsed)
 

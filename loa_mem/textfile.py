@@ -25,7 +25,7 @@ def decode(data: bytes, where: str) -> str:
         column = len(before) - (before.rfind(b"\n") + 1) + 1
         raise InvalidFile(where, line, column,
                           f"not UTF-8 text (byte 0x{data[error.start]:02x})",
-                          "save it as UTF-8, or restore it with `git checkout -- FILE`; "
+                          f"save it as UTF-8, or restore it with `git checkout -- {where}`; "
                           "nothing was written") from None
 
 

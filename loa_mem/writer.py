@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from loa_mem import yamlio
+from loa_mem import textfile, yamlio
 from loa_mem.errors import InvalidFile, Refused
 from loa_mem.index import Index, Row, Signature, Span
 
@@ -57,7 +57,7 @@ class FileResult:
 
 def _read(store: Store, path: str) -> str:
     try:
-        return (store.top / path).read_text(encoding="utf-8")
+        return textfile.read_text(store.top / path, path)
     except FileNotFoundError:
         return ""
 

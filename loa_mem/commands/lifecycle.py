@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem import clock, git, model, yamlio
+from loa_mem import clock, git, model, textfile, yamlio
 from loa_mem.errors import InvalidFile, NotFound, NothingToDo, Refused
 from loa_mem.index import Row
 from loa_mem.sensitive import refuse_sensitive
@@ -34,7 +34,7 @@ class Changed:
 def span_text(store: Store, row: Row, cache: dict[str, list[str]] | None = None) -> str:
     cache = {} if cache is None else cache
     if row.path not in cache:
-        cache[row.path] = (store.top / row.path).read_text(encoding="utf-8").splitlines(True)
+        cache[row.path] = textfile.read_text(store.top / row.path, row.path).splitlines(True)
     return "".join(cache[row.path][row.first_line - 1:row.last_line])
 
 
