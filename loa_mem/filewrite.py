@@ -41,21 +41,78 @@ def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644) -> Pat
     return tmp
 
 
+class Undo:
+    """What a transaction's writes replaced, to put back when a later step (the index, the
+    commit) fails: the old files are kept as hard links (no space needed), else in memory."""
+
+    def __init__(self, top: Path, events_path: Path, log_size: int | None) -> None:
+        self.top = top
+        self.events_path = events_path
+        self.log_size = log_size
+        self.kept: dict[str, Path | bytes | None] = {}  # None: the file did not exist
+
+    def keep(self, rel_path: str) -> None:
+        path = self.top / rel_path
+        if not path.exists():
+            self.kept[rel_path] = None
+            return
+        backup = path.with_name(f".{path.name}.{os.getpid()}.old")
+        try:
+            backup.unlink(missing_ok=True)
+            os.link(path, backup)
+            self.kept[rel_path] = backup
+        except OSError:
+            self.kept[rel_path] = path.read_bytes()
+
+    def restore(self, only: list[str] | None = None) -> list[str]:
+        """Put the kept files (or `only` these) back; returns those that could not be."""
+        failed = []
+        for rel_path, old in self.kept.items():
+            if only is not None and rel_path not in only:
+                continue
+            path = self.top / rel_path
+            try:
+                if old is None:
+                    path.unlink(missing_ok=True)
+                elif isinstance(old, Path):
+                    os.replace(old, path)
+                else:
+                    atomic_write(path, old)
+            except OSError:
+                failed.append(rel_path)
+        _truncate(self.events_path, self.log_size)
+        self.discard()
+        return failed
+
+    def discard(self) -> None:
+        for old in self.kept.values():
+            if isinstance(old, Path):
+                old.unlink(missing_ok=True)
+        self.kept.clear()
+
+
 def write_all_or_nothing(top: Path, writes: dict[str, str | bytes | None], events_path: Path,
-                         new_events: list[dict[str, Any]]) -> None:
+                         new_events: list[dict[str, Any]]) -> Undo:
     """Every new file is written to a temporary first and the events log appended; only when
     all of that worked are the temporaries renamed into place (a rename needs no space), so a
-    full disk or a read-only folder changes nothing at all."""
+    full disk or a read-only folder changes nothing at all. The result puts the old files back
+    if a later step of the transaction fails, and must be discarded when it succeeded."""
     temporaries: dict[str, Path] = {}
     log_size = events_path.stat().st_size if events_path.exists() else None
+    undo = Undo(top, events_path, log_size)
     try:
         for rel_path, text in writes.items():
             if text is not None:
                 temporaries[rel_path] = write_temporary(top / rel_path, text)
         events_mod.append(events_path, new_events)
-    except OSError as failure:
+        for rel_path in writes:
+            undo.keep(rel_path)
+    except BaseException as failure:
         _undo(temporaries.values(), events_path, log_size, restore_log=True)
-        raise _write_failed(failure, []) from None
+        undo.discard()
+        if isinstance(failure, OSError):
+            raise _write_failed(failure, []) from None
+        raise
     done: list[str] = []
     try:
         for rel_path, text in writes.items():
@@ -66,8 +123,10 @@ def write_all_or_nothing(top: Path, writes: dict[str, str | bytes | None], event
                 del temporaries[rel_path]
             done.append(rel_path)
     except OSError as failure:
-        _undo(temporaries.values(), events_path, log_size, restore_log=not done)
-        raise _write_failed(failure, done) from None
+        _undo(temporaries.values(), events_path, log_size, restore_log=False)
+        failed = undo.restore(only=done)
+        raise _write_failed(failure, failed) from None
+    return undo
 
 
 def _undo(temporaries: Iterable[Path], events_path: Path, log_size: int | None,

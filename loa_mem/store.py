@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from loa_mem.index import Index, Prepared, Row, Signature, prepare
 Change = Callable[[Any], None]
 
 if TYPE_CHECKING:
+    from loa_mem.writer import FileResult
     from loa_mem.yamlio import ListFile
 
 
@@ -143,10 +145,26 @@ class Store:
             index = self._open_index()
             try:
                 self.refresh()
+            except sqlite3.OperationalError:
+                # the index file cannot be written (a full disk, a read-only folder that
+                # looked writable): read from a copy in memory instead
+                index.close()
+                self._index = Index(self.cache_dir / "index.sqlite3", in_memory=True)
+                return self.index_refreshed()
             except BaseException:
                 index.close()
                 self._index = None
                 raise
+        return index
+
+    def index_refreshed(self) -> Index:
+        index = self._open_index()
+        try:
+            self.refresh()
+        except BaseException:
+            index.close()
+            self._index = None
+            raise
         return index
 
     def close(self) -> None:
@@ -372,7 +390,21 @@ class Transaction:
         results = [plan_file(store, plan) for plan in self.plans.values() if _has_work(plan)]
         writes: dict[str, str | bytes | None] = {r.path: r.text for r in results}
         writes.update(self.files)
-        filewrite.write_all_or_nothing(store.top, writes, store.events_path, self.events)
+        undo = filewrite.write_all_or_nothing(store.top, writes, store.events_path, self.events)
+        try:
+            self._index_and_commit(results, commit)
+        except BaseException as failure:
+            self._roll_back(undo, [r.path for r in results], failure)
+            if isinstance(failure, sqlite3.Error):
+                from loa_mem.errors import WriteFailed
+
+                raise WriteFailed(f"could not update the index in .git/loa-mem: {failure}",
+                                  "free disk space, then retry; nothing was changed") from None
+            raise
+        undo.discard()
+
+    def _index_and_commit(self, results: list[FileResult], commit: bool) -> None:
+        store = self.store
         index = store.index
         index.begin()
         try:
@@ -393,6 +425,33 @@ class Transaction:
                                       body=self.body)
             self.commit_sha = git_mod.commit(store.top, self.changed_paths, message)
             self.committed = self.commit_sha is not None
+
+    def _roll_back(self, undo: filewrite.Undo, grimoires: list[str],
+                   failure: BaseException) -> None:
+        """The index or the commit failed after the files were replaced (a full disk, git
+        busy): put the files back as they were, so that nothing is left half done."""
+        from loa_mem.errors import GitFailed, WriteFailed
+
+        failed = undo.restore()
+        store = self.store
+        try:  # the index rows of these files are stale now: the next command parses them
+            index = store._open_index()
+            index.begin()
+            for path in grimoires:
+                index.set_file(path, None)
+            index.reset_events(store.events_rel)
+            index.commit()
+        except sqlite3.Error:
+            store.close()
+        if not isinstance(failure, (GitFailed, WriteFailed)):
+            return
+        if failed:
+            failure.hint = (f"{failure.hint}; {', '.join(failed)} could not be put back: "
+                            "`git diff` shows it, `loa-mem commit` commits it")
+        elif failure.hint.startswith("the files are written"):  # git's default hint
+            failure.hint = "retry when git works again; nothing was changed"
+        else:
+            failure.hint = f"{failure.hint}; nothing was changed"
 
 
 def _has_work(plan: _FilePlan) -> bool:

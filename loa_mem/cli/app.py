@@ -101,9 +101,10 @@ def user_error(failure: BaseException) -> LoaMemError | None:
         return Refused("some text is not valid UTF-8 / Unicode (a lone surrogate or an "
                        "undecodable byte)", "pass and store text as UTF-8; nothing was written")
     if isinstance(failure, sqlite3.OperationalError):
-        return MachineFault(f"the index database in .git/loa-mem refused: {failure}",
-                           "free disk space or fix the permissions of .git/loa-mem; it is "
-                           "derived, so deleting it is safe")
+        return MachineFault(f"the index in .git/loa-mem cannot be written ({failure})",
+                            "free disk space or fix the permissions of .git/loa-mem, then "
+                            "retry (the index is derived: deleting it is safe); nothing was "
+                            "written")
     return None
 
 
