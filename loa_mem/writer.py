@@ -138,7 +138,7 @@ def _reindent(text: str, indent: int) -> str:
         return text if text.endswith("\n") else text + "\n"
     out = []
     for line in text.splitlines(keepends=True):
-        body = line[current:] if line[:current].isspace() else line.lstrip()
+        body = line[current:] if current == 0 or line[:current].isspace() else line.lstrip()
         out.append((" " * indent + body) if line.strip() else line)
     joined = "".join(out)
     return joined if joined.endswith("\n") else joined + "\n"

@@ -206,10 +206,12 @@ def _assign(store: Store, candidates: list[_Candidate]) -> _Assigned:
     same_as: list[tuple[str, str | dict[str, Any]]] = []
     for candidate in candidates:
         entry = candidate.entry
-        old = str(entry.get("id"))
+        old = entry.get("id")
         same = _existing(store, entry, batch)
         if same is not None:
-            same_as.append((old if old != PLACEHOLDER else f"line {candidate.line}", same))
+            # an entry without an id of its own is named by its line: never `None` for all
+            named = isinstance(old, str) and old and old != PLACEHOLDER
+            same_as.append((str(old) if named else f"line {candidate.line}", same))
             continue
         if not ids.keep(entry.get("id")):
             fresh.append(entry)
@@ -263,6 +265,9 @@ def import_file(store: Store, source: str, fmt: str | None, actor: str, *,
         raise _refuse(problems, total, name)
     if dry_run:
         planned = _assign(store, candidates)
+        if not planned.new:  # as the real run would say
+            raise NothingToDo(f"every entry of {name} is already in the store",
+                              "nothing would be written")
         return Imported(name, chosen, [str(e["id"]) for e in planned.new], planned.duplicates,
                         planned.renumbered, problems, dry_run=True)
     with store.write("import", actor, commit) as txn:
