@@ -43,6 +43,8 @@ DEFAULTS: dict[str, Any] = {
 }
 
 BUILTIN: dict[str, Any] = {"git": {"auto_commit": True, "lock_timeout_seconds": 10}}
+# The session-start block (read by loa_mem.context.settings).
+BUILTIN["context"] = {"budget_tokens": 2000, "per_category": 5}
 # The working set of spec section 7 (read by loa_mem.workingset.Settings).
 BUILTIN["working_set"] = {
     "dir": "grimoires/loa/working-set", "summaries_dir": "grimoires/loa/summaries",

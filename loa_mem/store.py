@@ -205,6 +205,19 @@ class Store:
                 self._store_parsed(grimoire, signature, result)
         return failures
 
+    def forget_file(self, path: str) -> None:
+        """Leave a file that does not parse out of the index (for readers that carry on
+        without it); its signature is cleared, so every later command parses it again."""
+        index = self._open_index()
+        index.begin()
+        try:
+            index.drop_file(path)
+            index.set_file(path, None)
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
     def reparse(self, grimoire: GrimoireFile, signature: Signature | None) -> None:
         from loa_mem import yamlio
 

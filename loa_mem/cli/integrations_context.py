@@ -46,7 +46,13 @@ def context(
         raise typer.BadParameter("use markdown or json", param_hint="--format")
     options = ctx.Options(budget=budget, query=query, agents=tuple(agent or ()),
                           output="json" if as_json else output, user=user)
-    sys.stdout.write(context_fast.render(context_fast.load(root, options), options.format))
+    try:
+        block = context_fast.load(root, options)
+    except Exception as failure:
+        if context_fast.fail_open(failure):
+            return
+        raise
+    context_fast.write(block, options.format)
 
 
 
