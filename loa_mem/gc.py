@@ -294,18 +294,22 @@ def _tally(actions: list[GcAction]) -> str:
 
 
 def _result(run: _Run) -> GcResult:
+    """The report, computed before anything is written (a dry run and a real run see the same
+    files, so they report the same numbers): `tokens_freed` is the sum of the rows' tokens,
+    `files_affected` the distinct files the rows name (path, summary, to) for what was done."""
     p = run.plan
     leaving = {a.path for a in run.actions if a.id is None and a.action in LEAVING}
-    compressed = sum(a.tokens or 0 for a in run.actions if a.action == COMPRESSED)
     after = [x for x in p.manifests.working_set() if x not in leaving]
+    compressed = sum(a.tokens or 0 for a in run.actions
+                     if a.action == COMPRESSED and a.path in after)
     tokens_after = (sum(ws.file_tokens(run.top, x) for x in after if x not in run.written)
-                    + run.summary_tokens - (compressed if run.dry_run else 0))
-    files = {a.path for a in run.actions if a.id is None and a.action in (*LEAVING, COMPRESSED)}
-    files |= run.written - {a.to for a in run.actions if a.to and a.id is None}
-    files |= {a.path for a in run.actions if a.id} | {a.to for a in run.actions if a.id and a.to}
-    working = {**p.working, "files_after": len(after), "tokens_after": tokens_after}
-    return GcResult(p.trigger, p.now, run.actions, p.working["tokens_before"] - tokens_after,
-                    len(files), run.dry_run, working, p.note)
+                    + run.summary_tokens - compressed)
+    acted = [a for a in run.actions if a.action not in (DEFERRED, OVERRIDDEN)]
+    files = {f for a in acted for f in (a.path, a.summary, a.to) if f}
+    freed = max(0, sum(a.tokens or 0 for a in acted))
+    working = {**p.working, "files_after": len(after), "tokens_after": max(0, tokens_after)}
+    return GcResult(p.trigger, p.now, run.actions, freed, len(files), run.dry_run, working,
+                    p.note)
 
 
 def _run(store: Any, txn: Any, trigger: str, budget: int | None, actor: str,
