@@ -155,6 +155,9 @@ def gc(
     budget: Annotated[int | None, typer.Option(
         "--budget", help="Context budget in tokens: act only above 80% of it.",
         show_default=False)] = None,
+    time_budget: Annotated[float | None, typer.Option(
+        "--time-budget", help="Seconds to spend; what does not fit is deferred to the next gc.",
+        show_default=False)] = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Shrink the working set and archive stale entries; log a gc_report.
@@ -164,8 +167,8 @@ def gc(
     from loa_mem.gc import gc as do_gc
 
     chosen = trigger or ("budget_pressure" if budget is not None else "explicit")
-    emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit), as_json,
-         views.gc_report)
+    emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit,
+               seconds=time_budget), as_json, views.gc_report)
 
 
 def summarize(
