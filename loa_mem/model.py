@@ -134,13 +134,16 @@ def check_line_range(line_range: str) -> str:
 
 def check_text(value: str | None, what: str) -> str | None:
     """Text that can be stored: Unicode scalar values only (a lone surrogate, which a JSON
-    escape or an undecodable argument can carry, cannot be written as UTF-8)."""
+    escape or an undecodable argument can carry, cannot be written as UTF-8), and no NUL."""
     if value is None:
         return None
     for position, char in enumerate(value):
         if "\ud800" <= char <= "\udfff":
             raise Refused(f"{what} holds a lone surrogate (U+{ord(char):04X} at character "
                           f"{position + 1}), which is not text", "send valid Unicode text")
+        if char == "\x00":
+            raise Refused(f"{what} holds a NUL character (at character {position + 1})",
+                          "git cannot record it (commit messages quote the summary); remove it")
     return value
 
 
