@@ -180,9 +180,13 @@ def load(root: Path, cache_dir: Path | None = None) -> Config:
                 return Config(cached["config"])
         except (OSError, ValueError):
             pass
-    from loa_mem import yamlio
+    from loa_mem import textfile, yamlio
+    from loa_mem.errors import InvalidFile
 
-    data = _check(yamlio.load(path.read_text(encoding="utf-8"), CONFIG_FILE))
+    try:
+        data = _check(yamlio.load(textfile.read_text(path, CONFIG_FILE), CONFIG_FILE))
+    except InvalidFile as error:  # not text, not YAML, a directory: the config's problem
+        raise ConfigError(error.message, error.hint) from None
     if cache_file is not None:
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)

@@ -600,3 +600,22 @@ def test_a_crash_log_holds_the_command_but_none_of_its_values(
     assert "command: remember … -c … --summary=…" in text
     assert "hunter2" not in text
     assert "RuntimeError" in text and "in bug" in text
+
+
+def test_an_mcp_client_gets_a_tool_error_for_bad_text_not_a_crash(store: Path) -> None:
+    pytest.importorskip("mcp")
+    from tests.test_mcp import _error, _text, run_session
+
+    before = Unchanged(store)
+
+    async def script(session: Any, call: Any) -> Any:
+        return [await call("remember", content="A fact with a bad ttl.", category="fact",
+                           ttl="30d\n"),
+                await call("remember", content="A NUL \x00 inside.", category="fact")]
+
+    results = run_session(store, script)
+    assert all(_error(r) for r in results)
+    texts = [_text(r) for r in results]
+    assert "ttl '30d\\n' is not valid" in texts[0]
+    assert "NUL character" in texts[1]
+    before.check()
