@@ -14,13 +14,24 @@ def now() -> datetime:
     fixed = os.environ.get("LOA_MEM_NOW")
     if fixed:
         try:
-            return parse(fixed)
-        except ValueError:
+            moment = parse(fixed)
+        except (ValueError, OverflowError):
             raise ConfigError(
                 f"LOA_MEM_NOW={fixed!r} is not an ISO 8601 time",
                 "use a form like 2026-02-01T10:30:00Z",
             ) from None
+        if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+            raise ConfigError(
+                f"LOA_MEM_NOW={fixed!r} is outside the years {FIRST_YEAR}-{LAST_YEAR}",
+                "ids hold a four-digit year and expiry dates lie up to 99999 days ahead; "
+                "use a time such as 2026-02-01T10:30:00Z")
+        return moment
     return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+# The clock loa-mem accepts: ids need a four-digit year, and every date it computes from now
+# (an expiry up to 99999 days ahead, a look-back window) must stay inside Python's calendar.
+FIRST_YEAR, LAST_YEAR = 1970, 9000
 
 
 def parse(text: str) -> datetime:

@@ -18,6 +18,7 @@ from loa_mem.errors import ConfigError
 from loa_mem.model import CATEGORIES, CategoryRule
 
 CONFIG_FILE = ".loa.config.yaml"
+MAX_LOCK_TIMEOUT = 600  # as git.lock_timeout_seconds in config.schema.json
 
 DEFAULTS: dict[str, Any] = {
     "memory_schema": {
@@ -42,6 +43,8 @@ DEFAULTS: dict[str, Any] = {
 }
 
 BUILTIN: dict[str, Any] = {"git": {"auto_commit": True, "lock_timeout_seconds": 10}}
+# The session-start block (read by loa_mem.context.settings).
+BUILTIN["context"] = {"budget_tokens": 2000, "per_category": 5}
 # The working set of spec section 7 (read by loa_mem.workingset.Settings).
 BUILTIN["working_set"] = {
     "dir": "grimoires/loa/working-set", "summaries_dir": "grimoires/loa/summaries",
@@ -110,7 +113,17 @@ class Config:
     @property
     def lock_timeout(self) -> float:
         configured = self.data["git"]["lock_timeout_seconds"]
-        return float(os.environ.get("LOA_MEM_LOCK_TIMEOUT") or configured)
+        given = os.environ.get("LOA_MEM_LOCK_TIMEOUT")
+        if not given:
+            return float(configured)
+        try:
+            seconds = float(given)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= MAX_LOCK_TIMEOUT:  # also refuses nan and inf
+            raise ConfigError(f"LOA_MEM_LOCK_TIMEOUT={given!r} is not a number of seconds",
+                              f"use 0 to {MAX_LOCK_TIMEOUT}, for example 10, or unset it")
+        return seconds
 
 
 def merged(overrides: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
@@ -167,9 +180,13 @@ def load(root: Path, cache_dir: Path | None = None) -> Config:
                 return Config(cached["config"])
         except (OSError, ValueError):
             pass
-    from loa_mem import yamlio
+    from loa_mem import textfile, yamlio
+    from loa_mem.errors import InvalidFile
 
-    data = _check(yamlio.load(path.read_text(encoding="utf-8"), CONFIG_FILE))
+    try:
+        data = _check(yamlio.load(textfile.read_text(path, CONFIG_FILE), CONFIG_FILE))
+    except InvalidFile as error:  # not text, not YAML, a directory: the config's problem
+        raise ConfigError(error.message, error.hint) from None
     if cache_file is not None:
         try:
             cache_file.parent.mkdir(parents=True, exist_ok=True)

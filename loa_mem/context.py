@@ -69,22 +69,23 @@ class Section:
 class Block:
     """The finished block: its text and, for machines, its sections and what was cut."""
 
-    __slots__ = ("budget", "cut", "root", "sections", "text", "tokens")
+    __slots__ = ("budget", "cut", "root", "sections", "text", "tokens", "warnings")
 
     def __init__(self, root: str, budget: int, sections: list[Section], text: str,
-                 cut: dict[str, int]) -> None:
+                 cut: dict[str, int], warnings: list[str] | None = None) -> None:
         self.root = root
         self.budget = budget
         self.sections = sections
         self.text = text
         self.cut = cut
         self.tokens = tokens.estimate(text)
+        self.warnings = warnings or []
 
     def to_json(self) -> dict[str, Any]:
         return {"root": self.root, "budget_tokens": self.budget, "tokens": self.tokens,
                 "sections": [{"name": s.name, "title": s.title, "items": s.items,
                               "omitted": s.omitted} for s in self.sections],
-                "cut": self.cut, "text": self.text}
+                "cut": self.cut, "text": self.text, "warnings": self.warnings}
 
 
 def settings(config: dict[str, Any]) -> dict[str, Any]:
@@ -312,10 +313,11 @@ def _fill(budget: int, candidates: list[Candidate]) -> dict[str, int]:
 
 # -- the block ---------------------------------------------------------------------------------
 def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options: Options, *,
-          root: str, preference_lines: list[str] | None = None) -> Block:
+          root: str, preference_lines: list[str] | None = None,
+          warnings: list[str] | None = None) -> Block:
     """The block for `options`, from a fresh index `db`, the validated `config`, the side cache
     `side` (pinned files, hot working set, agent sidecars; see `context_sources`) and the
-    user's preference lines."""
+    user's preference lines. `warnings` (files that could not be read) come first, always."""
     now_iso = clock.now_iso()
     conf = settings(config)
     budget = max(MIN_BUDGET, int(options.budget or conf["budget_tokens"]))
@@ -326,6 +328,9 @@ def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options:
                   *_preferences(preference_lines or [], options.user),
                   *_agents(side, options.agents), *ranked, *_working_set(side)]
     head = _header(db, now_iso, options, side)
+    if warnings:
+        head += "\n## Could not be read\n" + "".join(
+            f"- {_one_line(w, 4 * MAX_LINE)}\n" for w in warnings)
     room = budget - tokens.estimate(head)
     cut = _fill(room, candidates)
     if cut:
@@ -338,7 +343,8 @@ def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options:
     at = next((i for i, s in enumerate(ordered) if s.name in ("working_set",)), len(ordered))
     ordered[at:at] = [s for s in categories if s.lines]
     text = _render(head, [s for s in ordered if s.lines], _cut_note(budget, cut) if cut else "")
-    return Block(root, budget, [s for s in ordered if s.lines or s.omitted], text, cut)
+    return Block(root, budget, [s for s in ordered if s.lines or s.omitted], text, cut,
+                 warnings)
 
 
 def _header(db: Connection, now_iso: str, options: Options, side: dict[str, Any]) -> str:

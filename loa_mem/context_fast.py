@@ -64,12 +64,40 @@ def main(argv: list[str]) -> int:
     options, root = quick_parse(argv) or _parse(argv)
     try:
         block = load(root, options)
-    except Exception:  # the CLI group turns it into one line and an exit code
-        from loa_mem.cli.app import run
+    except Exception as failure:
+        if not fail_open(failure):  # a bug: the CLI group's one line, crash log and exit 3
+            from loa_mem.cli.app import run
 
-        return run(["context", *argv])
-    sys.stdout.write(render(block, options.format))
+            return run(["context", *argv])
+        return 0
+    write(block, options.format)
     return 0
+
+
+def fail_open(failure: Exception) -> bool:
+    """Whether `failure` is one a user can fix in a store (then named on stderr: the hook
+    prints nothing and the session starts without memories) rather than a bug or the absence
+    of a store."""
+    from loa_mem.cli.app import user_error
+    from loa_mem.terminal import printable
+
+    known = user_error(failure)
+    if known is None or known.kind == "not-a-repo":  # no store here: exit 1, as every command
+        return False
+    sys.stderr.write(f"loa-mem: warning: context: {printable(known.one_line(), True)}; the "
+                     "session starts without project memory\n")
+    return True
+
+
+def write(block: context.Block | None, output: str) -> None:
+    """The block on stdout and each warning on stderr. A session-start hook fails open: what
+    could be read is printed, what could not is named, and the exit code stays 0."""
+    for warning in block.warnings if block is not None else []:
+        from loa_mem.terminal import printable
+
+        sys.stderr.write(f"loa-mem: warning: context: {printable(warning, one_line=True)}\n")
+    if block is not None:
+        sys.stdout.write(render(block, output))
 
 
 def _parse(argv: list[str]) -> tuple[context.Options, str | None]:
@@ -119,7 +147,9 @@ def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
 def render(block: context.Block, output: str) -> str:
     if output == "json":
         return json.dumps(block.to_json(), ensure_ascii=False, indent=2) + "\n"
-    return block.text
+    from loa_mem.terminal import printable
+
+    return printable(block.text)
 
 
 def load(root: str | None, options: context.Options) -> context.Block:
@@ -143,14 +173,33 @@ def load(root: str | None, options: context.Options) -> context.Block:
 
 
 def _slow(root: str | None, options: context.Options) -> context.Block:
+    """Through the `Store`, failing open: a config or a grimoire file that cannot be read is
+    named in the block's warnings, and the block holds what the other files say."""
+    from loa_mem import config as config_mod
     from loa_mem import context_sources
-    from loa_mem.store import Store
+    from loa_mem.errors import ConfigError, LoaMemError
+    from loa_mem.store import Store, locate_top
 
-    store = Store.open(root)
+    warnings: list[str] = []
     try:
-        side = context_sources.refresh(store, options.agents)
+        store = Store.open(root)
+    except ConfigError as error:
+        warnings.append(f"{error.message}; the block uses the default settings")
+        store = Store(locate_top(root), config_mod.default_config())
+    try:
+        for path, failure in store.refresh_files().items():
+            warnings.append(f"{failure.one_line()} (its memories are left out; `loa-mem "
+                            "validate` lists every problem)")
+            store.forget_file(path)
+        store._refresh_events()
+        try:
+            side = context_sources.refresh(store, options.agents)
+        except LoaMemError as error:
+            warnings.append(error.one_line())
+            side = {}
         return context.build(store.index.db, store.config.data, side, options,
-                             root=str(store.top), preference_lines=preference_lines(options.user))
+                             root=str(store.top), preference_lines=preference_lines(options.user),
+                             warnings=warnings)
     finally:
         store.close()
 

@@ -72,6 +72,13 @@ class WriteFailed(LoaMemError):
     kind = "write-failed"
 
 
+class MachineFault(LoaMemError):
+    """The operating system refused (a full disk, a read-only folder, a directory where a file
+    belongs): outside loa-mem, for the user to fix."""
+
+    kind = "io"
+
+
 class NothingToDo(LoaMemError):
     kind = "nothing-to-do"
 

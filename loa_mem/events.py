@@ -57,9 +57,10 @@ def append(path: Path, events: list[dict[str, Any]]) -> None:
 
 
 def parse_lines(text: str) -> list[dict[str, Any]]:
-    """Events in `text`; a line that is not a JSON object (a hand edit, a torn write) is skipped."""
+    """Events in `text`; a line that is not a JSON object (a hand edit, a torn write) is skipped.
+    Lines end at "\n" only: JSON text may hold U+2028, U+2029 or U+0085 unescaped."""
     found = []
-    for line in text.splitlines():
+    for line in text.split("\n"):
         try:
             event = json.loads(line)
         except ValueError:
@@ -71,6 +72,30 @@ def parse_lines(text: str) -> list[dict[str, Any]]:
 
 def read_all(path: Path) -> list[dict[str, Any]]:
     try:
-        return parse_lines(path.read_text(encoding="utf-8"))
+        return parse_lines(path.read_bytes().decode("utf-8", "replace"))
     except FileNotFoundError:
         return []
+
+
+def problems(path: Path) -> list[tuple[int, str]]:
+    """(line, what) for each line of the log that is not a JSON object: a torn write or a hand
+    edit. Readers skip such a line, so it costs nothing but the record it held."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    found = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        if not raw.strip():
+            continue
+        try:
+            event = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            found.append((number, "is not UTF-8 text"))
+            continue
+        except ValueError:
+            found.append((number, "is not complete JSON (a torn write or a hand edit)"))
+            continue
+        if not isinstance(event, dict):
+            found.append((number, "is not a JSON object"))
+    return found

@@ -41,27 +41,82 @@ def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644) -> Pat
     return tmp
 
 
+class Undo:
+    """What a transaction's writes replaced, to put back when a later step (the index, the
+    commit) fails: the old files are kept as hard links (no space needed), else in memory."""
+
+    def __init__(self, top: Path, events_path: Path, log_size: int | None) -> None:
+        self.top = top
+        self.events_path = events_path
+        self.log_size = log_size
+        self.kept: dict[str, Path | bytes | None] = {}  # None: the file did not exist
+
+    def keep(self, rel_path: str) -> None:
+        path = self.top / rel_path
+        if not path.exists():
+            self.kept[rel_path] = None
+            return
+        backup = path.with_name(f".{path.name}.{os.getpid()}.old")
+        try:
+            backup.unlink(missing_ok=True)
+            os.link(path, backup)
+            self.kept[rel_path] = backup
+        except OSError:
+            self.kept[rel_path] = path.read_bytes()
+
+    def restore(self, only: list[str] | None = None) -> list[str]:
+        """Put the kept files (or `only` these) back; returns those that could not be."""
+        failed = []
+        for rel_path, old in self.kept.items():
+            if only is not None and rel_path not in only:
+                continue
+            path = self.top / rel_path
+            try:
+                if old is None:
+                    path.unlink(missing_ok=True)
+                elif isinstance(old, Path):
+                    os.replace(old, path)
+                else:
+                    atomic_write(path, old)
+            except OSError:
+                failed.append(rel_path)
+        _truncate(self.events_path, self.log_size)
+        self.discard()
+        return failed
+
+    def discard(self) -> None:
+        for old in self.kept.values():
+            if isinstance(old, Path):
+                old.unlink(missing_ok=True)
+        self.kept.clear()
+
+
 class Staged:
     """A transaction's files written beside their places and its events appended, not yet
     renamed into place. `finish` renames them (a rename needs no space); `undo` before that,
-    or `roll_back` after it, leaves every file as it was."""
+    or `roll_back` after it, leaves every file and the log as they were (the old files are kept
+    as hard links, so even a full disk can have them back); `done` when it all worked."""
 
     def __init__(self, top: Path, writes: dict[str, str | bytes | None], events_path: Path,
-                 new_events: list[dict[str, Any]], before: dict[str, bytes | None]) -> None:
+                 new_events: list[dict[str, Any]]) -> None:
         self.top = top
         self.writes = writes
         self.events_path = events_path
-        self.before = before
         self.temporaries: dict[str, Path] = {}
         self.log_size = events_path.stat().st_size if events_path.exists() else None
+        self.kept = Undo(top, events_path, self.log_size)
         try:
             for rel_path, text in writes.items():
                 if text is not None:
                     self.temporaries[rel_path] = write_temporary(top / rel_path, text)
             events_mod.append(events_path, new_events)
-        except OSError as failure:
-            _undo(self.temporaries.values(), events_path, self.log_size, restore_log=True)
-            raise _write_failed(failure, []) from None
+            for rel_path in writes:
+                self.kept.keep(rel_path)
+        except BaseException as failure:
+            self.undo()
+            if isinstance(failure, OSError):
+                raise _write_failed(failure, []) from None
+            raise
 
     def finish(self) -> None:
         done: list[str] = []
@@ -73,42 +128,33 @@ class Staged:
                     os.replace(self.temporaries.pop(rel_path), self.top / rel_path)
                 done.append(rel_path)
         except OSError as failure:
-            self.roll_back(done)
-            raise _write_failed(failure, []) from None
+            failed = self.roll_back(done)
+            raise _write_failed(failure, failed) from None
 
     def undo(self) -> None:
         _undo(self.temporaries.values(), self.events_path, self.log_size, restore_log=True)
         self.temporaries.clear()
+        self.kept.discard()
 
-    def roll_back(self, done: Iterable[str] | None = None) -> None:
-        """Put back every file already replaced (all of them by default) and the log."""
-        for rel_path in list(self.writes) if done is None else done:
-            old = self.before.get(rel_path)
-            try:
-                if old is None:
-                    (self.top / rel_path).unlink(missing_ok=True)
-                else:
-                    atomic_write(self.top / rel_path, old)
-            except OSError:
-                continue  # the disk refuses even this; `git diff` shows what is left
-        self.undo()
+    def roll_back(self, only: list[str] | None = None) -> list[str]:
+        """Put back the files already replaced and the log; the paths that could not be."""
+        _undo(self.temporaries.values(), self.events_path, self.log_size, restore_log=True)
+        self.temporaries.clear()
+        return self.kept.restore(only)
+
+    def done(self) -> None:
+        self.kept.discard()
+
+
 
 
 def write_all_or_nothing(top: Path, writes: dict[str, str | bytes | None], events_path: Path,
-                         new_events: list[dict[str, Any]]) -> None:
-    """Every new file is written to a temporary first and the events log appended; only when
-    all of that worked are the temporaries renamed into place, so a full disk or a read-only
-    folder changes nothing at all."""
-    before = {p: _read(top / p) for p in writes}
-    staged = Staged(top, writes, events_path, new_events, before)
+                         new_events: list[dict[str, Any]]) -> Staged:
+    """Write `writes` and append the events, all or nothing (see `Staged`); the result puts
+    the old files back if a later step fails, and must be told `done` when it succeeded."""
+    staged = Staged(top, writes, events_path, new_events)
     staged.finish()
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
+    return staged
 
 
 def _undo(temporaries: Iterable[Path], events_path: Path, log_size: int | None,

@@ -26,6 +26,7 @@ summary that takes a file's place counts against it, a compressed file counts wh
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -130,6 +131,14 @@ class _Run:
     sidecars: dict[str, meta.Sidecar] = field(default_factory=dict)
     summary_tokens: int = 0
     head: str | None = None
+    seconds: float | None = None  # the time budget; what does not fit waits for the next gc
+    deadline: float | None = None
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def deferred(self) -> str:
+        return f"time budget of {self.seconds:g} s spent; the next gc does it"
 
     @property
     def top(self) -> Path:
@@ -217,7 +226,9 @@ def _apply_files(run: _Run) -> None:
     archived = [s.path for s in p.steps if s.action == ARCHIVED]
     tracked = git.tracked(p.store.top, archived) if archived else set()
     for step in p.steps:
-        if step.action == SUMMARIZED:
+        if step.action in (SUMMARIZED, ARCHIVED, COMPRESSED, EVICTED) and run.out_of_time():
+            action = GcAction(step.path, DEFERRED, run.deferred(), None)
+        elif step.action == SUMMARIZED:
             action = _summarize(run, step)
         elif step.action == ARCHIVED:
             action = _archive(run, step, tracked)
@@ -238,6 +249,10 @@ def _apply_entries(run: _Run) -> None:
 
     store = run.plan.store
     for reason, rows in run.plan.entries:
+        if run.out_of_time():
+            run.actions += [GcAction(row.path, DEFERRED, run.deferred(), None, id=row.id)
+                            for row in rows]
+            continue
         if not run.dry_run:
             move_to_archive(store, run.txn, rows, reason)
         for row in rows:
@@ -294,23 +309,29 @@ def _tally(actions: list[GcAction]) -> str:
 
 
 def _result(run: _Run) -> GcResult:
+    """The report, computed before anything is written (a dry run and a real run see the same
+    files, so they report the same numbers): `tokens_freed` is the sum of the rows' tokens,
+    `files_affected` the distinct files the rows name (path, summary, to) for what was done."""
     p = run.plan
     leaving = {a.path for a in run.actions if a.id is None and a.action in LEAVING}
-    compressed = sum(a.tokens or 0 for a in run.actions if a.action == COMPRESSED)
     after = [x for x in p.manifests.working_set() if x not in leaving]
+    compressed = sum(a.tokens or 0 for a in run.actions
+                     if a.action == COMPRESSED and a.path in after)
     tokens_after = (sum(ws.file_tokens(run.top, x) for x in after if x not in run.written)
-                    + run.summary_tokens - (compressed if run.dry_run else 0))
-    files = {a.path for a in run.actions if a.id is None and a.action in (*LEAVING, COMPRESSED)}
-    files |= run.written - {a.to for a in run.actions if a.to and a.id is None}
-    files |= {a.path for a in run.actions if a.id} | {a.to for a in run.actions if a.id and a.to}
-    working = {**p.working, "files_after": len(after), "tokens_after": tokens_after}
-    return GcResult(p.trigger, p.now, run.actions, p.working["tokens_before"] - tokens_after,
-                    len(files), run.dry_run, working, p.note)
+                    + run.summary_tokens - compressed)
+    acted = [a for a in run.actions if a.action not in (DEFERRED, OVERRIDDEN)]
+    files = {f for a in acted for f in (a.path, a.summary, a.to) if f}
+    freed = max(0, sum(a.tokens or 0 for a in acted))
+    working = {**p.working, "files_after": len(after), "tokens_after": max(0, tokens_after)}
+    return GcResult(p.trigger, p.now, run.actions, freed, len(files), run.dry_run, working,
+                    p.note)
 
 
 def _run(store: Any, txn: Any, trigger: str, budget: int | None, actor: str,
-         dry_run: bool) -> tuple[GcResult, _Run]:
-    run = _Run(plan(store, trigger, budget), txn, actor, dry_run)
+         dry_run: bool, seconds: float | None = None) -> tuple[GcResult, _Run]:
+    start = time.monotonic()
+    run = _Run(plan(store, trigger, budget), txn, actor, dry_run, seconds=seconds,
+               deadline=None if seconds is None else start + seconds)
     if run.plan.acts:
         _apply_files(run)
         _apply_entries(run)
@@ -322,16 +343,22 @@ def _run(store: Any, txn: Any, trigger: str, budget: int | None, actor: str,
 
 
 def gc(store: Any, trigger: str = "explicit", budget: int | None = None, dry_run: bool = False,
-       actor: str = "user:unknown", commit: bool = True) -> GcResult:
+       actor: str = "user:unknown", commit: bool = True, seconds: float | None = None
+       ) -> GcResult:
+    """`seconds`: a time budget; actions that would start after it are deferred to the next
+    gc (reported as deferred), so a hook with a time limit ends in time and loses nothing."""
     if trigger not in TRIGGERS:
         raise Refused(f"unknown trigger {trigger!r}", f"use one of: {', '.join(TRIGGERS)}")
     if budget is not None and budget < 1:
         raise Refused(f"budget {budget} is not a positive number of tokens", "pass --budget N")
+    if seconds is not None and not 0 <= seconds <= 3600:  # nan too
+        raise Refused(f"time budget {seconds} is not 0 to 3600 seconds",
+                      "pass --time-budget SECONDS, for example 1")
     if dry_run:
-        result, _ = _run(store, _DryRun(), trigger, budget, actor, True)
+        result, _ = _run(store, _DryRun(), trigger, budget, actor, True, seconds)
         return result
     with store.write("gc", actor, commit) as txn:
-        result, run = _run(store, txn, trigger, budget, actor, False)
+        result, run = _run(store, txn, trigger, budget, actor, False, seconds)
     for rel in run.unlink_after:
         (run.top / rel).unlink(missing_ok=True)
     return GcResult(result.triggered_by, result.timestamp, result.actions, result.tokens_freed,

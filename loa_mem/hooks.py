@@ -30,6 +30,9 @@ from loa_mem.errors import InvalidFile, NothingToDo, Refused
 MARK = "# loa-mem:hook"
 SETTINGS = ".claude/settings.json"
 SESSION_START_MATCHER = "startup|resume|clear|compact"
+# Seconds Claude Code gives the SessionEnd hook (its default is 1.5 s for all of them): room for
+# `session end` and gc, whose own time budget defers the rest of a large gc to the next run.
+SESSION_END_TIMEOUT = 30
 BEGIN = "# >>> loa-mem validate (added by `loa-mem hooks install --git`) >>>"
 BEGIN_CREATED = "# >>> loa-mem validate (file created by `loa-mem hooks install --git`) >>>"
 END = "# <<< loa-mem validate <<<"
@@ -53,7 +56,7 @@ def lines(command: str = "loa-mem") -> dict[str, list[str]]:
     return {
         "session_start": [f"{command} context"],
         "session_end": [f'{command} session end --session "$SESSION_ID"',
-                        f"{command} gc --trigger session_end"],
+                        f"{command} gc --trigger session_end --time-budget 1"],
         "pre_commit": [f"{command} validate"],
     }
 
@@ -64,7 +67,8 @@ def claude_handlers(command: str) -> dict[str, dict[str, Any]]:
         "SessionStart": {"matcher": SESSION_START_MATCHER, "hooks": [
             {"type": "command", "command": f"{command} context {MARK}"}]},
         "SessionEnd": {"hooks": [
-            {"type": "command", "command": f"{command} hooks session-end {MARK}"}]},
+            {"type": "command", "command": f"{command} hooks session-end {MARK}",
+             "timeout": SESSION_END_TIMEOUT}]},
     }
 
 

@@ -72,6 +72,21 @@ Signature = tuple[int, int]
 
 
 
+def _writable(path: Path) -> bool:
+    """Whether the index file can be created or changed (os.access also sees a read-only
+    file system, which permission bits do not show)."""
+    import os
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return False
+    return all(os.access(p, os.W_OK) for p in (path, path.with_name(path.name + "-wal"))
+               if p.exists())
+
+
 def _epoch(timestamp: Any) -> float | None:
     try:
         return parse(str(timestamp)).timestamp() if timestamp else None
@@ -113,12 +128,36 @@ def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared
 
 
 class Index:
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
-        self.db.execute("PRAGMA busy_timeout=30000")
-        version = self._version()
-        if version != SCHEMA_VERSION:
+    """The index database; in memory (a copy of the file when it can be read) where its folder
+    or file cannot be written: a read-only checkout, a read-only `.git/loa-mem` or a full disk.
+    Reads then work as usual, only slower (the copy is brought up to date each time)."""
+
+    def __init__(self, path: Path, in_memory: bool = False) -> None:
+        self.in_memory = False
+        try:
+            if in_memory or not _writable(path):
+                raise sqlite3.OperationalError("read-only")
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA busy_timeout=30000")
+            if self._version() != SCHEMA_VERSION:
+                self._reset()
+        except sqlite3.OperationalError:
+            self._open_in_memory(path)
+
+    def _open_in_memory(self, path: Path) -> None:
+        if getattr(self, "db", None) is not None:
+            self.db.close()
+        self.in_memory = True
+        self.db = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            source = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
+            try:
+                source.backup(self.db)
+            finally:
+                source.close()
+        except (sqlite3.Error, ValueError):
+            pass  # no readable copy: built from the files
+        if self._version() != SCHEMA_VERSION:
             self._reset()
 
     def _version(self) -> str | None:
@@ -129,7 +168,8 @@ class Index:
         return str(row[0]) if row else None
 
     def _reset(self) -> None:
-        self.db.execute("PRAGMA journal_mode=WAL")
+        if not self.in_memory:
+            self.db.execute("PRAGMA journal_mode=WAL")
         tables = [r[0] for r in self.db.execute(
             "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'entry_text_%'")]
         for table in tables:

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from loa_mem import clock
-from loa_mem.errors import LockBusy
+from loa_mem.errors import LockBusy, WriteFailed
 
 try:
     import fcntl
@@ -36,8 +36,13 @@ def _holder(path: Path) -> str:
 
 @contextmanager
 def hold(path: Path, op: str, timeout: float) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as error:
+        raise WriteFailed(f"cannot write to this store: {path}: {error.strerror or error}",
+                          "writing needs write access to the checkout and its .git folder "
+                          "(reading works as it is); nothing was written") from None
     try:
         if fcntl is not None:
             deadline = time.monotonic() + timeout
@@ -56,8 +61,13 @@ def hold(path: Path, op: str, timeout: float) -> Iterator[None]:
                     delay = min(delay * 2, 0.05)
         info = {"pid": os.getpid(), "host": socket.gethostname(), "op": op,
                 "since": clock.iso(clock.now())}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(info).encode(), 0)
+        except OSError as error:
+            raise WriteFailed(f"cannot write to this store: {path}: {error.strerror or error}",
+                              "free disk space or fix the permissions, then retry; nothing was "
+                              "written") from None
         yield
     finally:
         if fcntl is not None:

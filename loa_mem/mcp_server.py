@@ -67,8 +67,13 @@ class _Tools:
             store = Store.open(self.root)
             data: dict[str, Any] = work(store).to_json()
             return data
-        except LoaMemError as error:
-            raise self.tool_error(f"{error.kind}: {error.one_line()}") from None
+        except Exception as error:  # what a user can fix is the tool's error; a bug stays one
+            from loa_mem.cli.app import user_error
+
+            known = error if isinstance(error, LoaMemError) else user_error(error)
+            if known is None:
+                raise
+            raise self.tool_error(f"{known.kind}: {known.one_line()}") from None
         finally:
             if store is not None:
                 store.close()

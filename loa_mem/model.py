@@ -98,7 +98,7 @@ def check_id(memory_id: str) -> str:
 
 def ttl_days(ttl: str) -> int | None:
     """Days of a TTL, or None when permanent."""
-    if not TTL_PATTERN.match(ttl):
+    if not isinstance(ttl, str) or not TTL_PATTERN.fullmatch(ttl):
         raise Refused(f"ttl {ttl!r} is not valid", "use Nd (for example 30d) or permanent")
     return None if ttl == "permanent" else int(ttl[:-1])
 
@@ -107,7 +107,12 @@ def expires_at(timestamp: str, ttl: str) -> str | None:
     length = ttl_days(ttl)
     if length is None:
         return None
-    return clock.iso(clock.parse_field(timestamp, "source.timestamp") + clock.days(length))
+    start = clock.parse_field(timestamp, "source.timestamp")
+    try:
+        return clock.iso(start + clock.days(length))
+    except OverflowError:
+        raise Refused(f"ttl {ttl} from {clock.iso(start)} ends after the year 9999",
+                      "use a shorter ttl or permanent") from None
 
 
 def derive_summary(content: str) -> str:
@@ -126,8 +131,8 @@ def normalize(content: str) -> str:
 
 def check_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
     for tag in tags:
-        if not TAG_PATTERN.match(tag):
-            suggestion = "-".join(re.findall(r"[a-z0-9]+", tag.lower()))
+        if not isinstance(tag, str) or not TAG_PATTERN.fullmatch(tag):
+            suggestion = "-".join(re.findall(r"[a-z0-9]+", str(tag).lower()))
             hint = f"tags are lowercase kebab-case, for example {suggestion!r}" if suggestion else (
                 "tags are lowercase kebab-case, for example 'database-choice'")
             raise Refused(f"tag {tag!r} is not lowercase kebab-case", hint)
@@ -145,7 +150,34 @@ def check_confidence(confidence: float, rule: CategoryRule) -> float:
     return confidence
 
 
+def check_line_range(line_range: str) -> str:
+    """`A` or `A-B` with 1 <= A <= B."""
+    if not LINES_PATTERN.fullmatch(line_range):
+        raise Refused(f"line range {line_range!r} is not valid", "use A-B, for example 10-24")
+    first, _, last = line_range.partition("-")
+    if last and int(last) < int(first):
+        raise Refused(f"line range {line_range!r} ends before it starts",
+                      f"use {last}-{first}")
+    return line_range
+
+
+def check_text(value: str | None, what: str) -> str | None:
+    """Text that can be stored: Unicode scalar values only (a lone surrogate, which a JSON
+    escape or an undecodable argument can carry, cannot be written as UTF-8), and no NUL."""
+    if value is None:
+        return None
+    for position, char in enumerate(value):
+        if "\ud800" <= char <= "\udfff":
+            raise Refused(f"{what} holds a lone surrogate (U+{ord(char):04X} at character "
+                          f"{position + 1}), which is not text", "send valid Unicode text")
+        if char == "\x00":
+            raise Refused(f"{what} holds a NUL character (at character {position + 1})",
+                          "git cannot record it (commit messages quote the summary); remove it")
+    return value
+
+
 def check_content(content: str) -> str:
+    check_text(content, "content")
     if not content.strip():
         raise Refused("content is empty", "say what to remember")
     if len(content) > MAX_CONTENT:
@@ -166,6 +198,11 @@ def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule,
                 now: datetime) -> dict[str, Any]:
     """The entry as it is written, following the Loa creation steps in order."""
     content = check_content(request.content)
+    for value, what in ((request.summary, "summary"), (request.session, "session"),
+                        (request.agent, "agent"), (request.phase, "phase"),
+                        (request.file_path, "file"), (request.ttl, "ttl"), *(
+                            (tag, "tag") for tag in request.tags)):
+        check_text(value, what)
     summary = request.summary if request.summary is not None else derive_summary(content)
     if not summary.strip() or len(summary) > MAX_SUMMARY:
         raise Refused(f"summary must be 1 to {MAX_SUMMARY} characters", "shorten --summary")
@@ -178,9 +215,8 @@ def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule,
                        ("file_path", request.file_path), ("line_range", request.line_range)):
         if value:
             source[key] = value
-    if request.line_range and not LINES_PATTERN.match(request.line_range):
-        raise Refused(f"line range {request.line_range!r} is not valid",
-                      "use A-B, for example 10-24")
+    if request.line_range is not None:
+        check_line_range(request.line_range)
     entry: dict[str, Any] = {
         "id": memory_id,
         "category": request.category,

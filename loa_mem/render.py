@@ -13,6 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from loa_mem.terminal import printable
+
 
 class Result(Protocol):
     def to_json(self) -> dict[str, Any]: ...
@@ -37,7 +39,7 @@ def emit(result: R, as_json: bool, view: Callable[[R], list[Block]]) -> None:
     if as_json:
         sys.stdout.write(to_json_text(result.to_json()) + "\n")
         return
-    blocks = view(result)
+    blocks = [printable(b) if isinstance(b, str) else b for b in view(result)]
     if sys.stdout.isatty() and any(isinstance(b, Table) for b in blocks):
         _rich(blocks)
     else:
@@ -50,8 +52,8 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.2f}".rstrip("0").rstrip(".") if value != int(value) else f"{value:.1f}"
     if isinstance(value, (list, tuple)):
-        return ", ".join(str(v) for v in value) or "-"
-    return str(value)
+        return printable(", ".join(str(v) for v in value), one_line=True) or "-"
+    return printable(str(value), one_line=True)
 
 
 def _plain(block: Block) -> str:
@@ -84,4 +86,4 @@ def _rich(blocks: list[Block]) -> None:
 
 
 def error(message: str) -> None:
-    sys.stderr.write(f"loa-mem: {message}\n")
+    sys.stderr.write(f"loa-mem: {printable(message, one_line=True)}\n")

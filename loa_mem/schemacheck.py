@@ -25,11 +25,25 @@ class SchemaProblem:
         return ".".join(str(p) for p in self.path)
 
 
+def _python_anchors(node: Any) -> Any:
+    """The schema with each pattern's final `$` made `\\Z`. Both validators match patterns with
+    Python's `re`, whose `$` also matches before a final newline, so `^[a-z]+$` would accept
+    "ok\\n"; JSON Schema means the end of the string (ECMA-262), which is `\\Z` in Python."""
+    if isinstance(node, dict):
+        return {key: (value[:-1] + "\\Z" if key == "pattern" and isinstance(value, str)
+                      and value.endswith("$") and not value.endswith("\\$")
+                      else _python_anchors(value))
+                for key, value in node.items()}
+    if isinstance(node, list):
+        return [_python_anchors(item) for item in node]
+    return node
+
+
 @cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = schemas.load(name)
+    schema = _python_anchors(schemas.load(name))
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
@@ -52,7 +66,7 @@ def _describe(error: Any) -> tuple[tuple[str | int, ...], str]:
 def _fast(name: str) -> Any:
     import fastjsonschema
 
-    schema = dict(schemas.load(name))
+    schema = dict(_python_anchors(schemas.load(name)))
     # Same keywords in draft 7, which is the newest draft fastjsonschema implements.
     schema["$schema"] = "http://json-schema.org/draft-07/schema#"
     return fastjsonschema.compile(schema)

@@ -27,12 +27,12 @@ __all__ = ["RELATIONSHIP_KINDS", "agent_names", "agents_dir", "check_agent_name"
 
 RELATIONSHIP_KINDS = ("agrees_with", "disagrees_with", "complements")
 # A file name and a YAML key on every platform: no path separators, no leading dot.
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 def check_agent_name(name: str) -> str:
     """`name` when it is a safe agent name (it becomes a file name); Refused otherwise."""
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise Refused(f"agent name {name!r} is not allowed",
                       "use 1-64 letters, digits, '-' or '_', starting with a letter or digit")
     return name
@@ -49,7 +49,7 @@ def sidecar_rel(store: Store, agent: str) -> str:
 
 def agent_names(store: Store) -> list[str]:
     """Agents that have a sidecar, sorted."""
-    return [n for n in context.agent_names(str(store.top), store.config.data) if _NAME.match(n)]
+    return [n for n in context.agent_names(str(store.top), store.config.data) if _NAME.fullmatch(n)]
 
 
 def sidecar_text(store: Store, agent: str) -> tuple[str, str] | None:

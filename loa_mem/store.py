@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem import config as config_mod
 from loa_mem import events as events_mod
-from loa_mem import filewrite, git, gitwrite, model, notices
+from loa_mem import filewrite, git, gitwrite, model, notices, textfile
 from loa_mem.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.index import Index, Prepared, Row, Signature, prepare
 
@@ -61,6 +62,24 @@ def signature_of(path: Path) -> Signature | None:
     except FileNotFoundError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
+
+
+def _refuse_emptied(top: Path, path: str) -> None:
+    """A grimoire file of 0 bytes whose last commit held entries was emptied by accident (a
+    crash, a full disk, a truncating editor), never by loa-mem: reading it as an empty list
+    would hide entries git still has, and the next write would commit their loss."""
+    from loa_mem import yamlio
+
+    try:
+        committed = git.run(top, "show", f"HEAD:{path}", check=False)
+        held = len(yamlio.load_list(committed, path).items) if committed else 0
+    except (InvalidFile, UnicodeError, OSError):
+        return
+    if held:
+        raise InvalidFile(path, 1, 1, f"is empty (0 bytes) but the last commit holds {held} "
+                          "entr" + ("y" if held == 1 else "ies"),
+                          f"restore it with `git checkout -- {path}`, or write `[]` in it to "
+                          "empty it on purpose; nothing was written")
 
 
 def locate_top(root: str | None) -> Path:
@@ -140,10 +159,26 @@ class Store:
             index = self._open_index()
             try:
                 self.refresh()
+            except sqlite3.OperationalError:
+                # the index file cannot be written (a full disk, a read-only folder that
+                # looked writable): read from a copy in memory instead
+                index.close()
+                self._index = Index(self.cache_dir / "index.sqlite3", in_memory=True)
+                return self.index_refreshed()
             except BaseException:
                 index.close()
                 self._index = None
                 raise
+        return index
+
+    def index_refreshed(self) -> Index:
+        index = self._open_index()
+        try:
+            self.refresh()
+        except BaseException:
+            index.close()
+            self._index = None
+            raise
         return index
 
     def close(self) -> None:
@@ -173,18 +208,38 @@ class Store:
         failures = {}
         for grimoire, signature in stale:
             result = parsed.get(grimoire.path)
+            if signature is not None and signature[1] == 0:
+                try:
+                    _refuse_emptied(self.top, grimoire.path)
+                except InvalidFile as emptied:
+                    result = emptied
             if isinstance(result, InvalidFile):
                 failures[grimoire.path] = result
             else:
                 self._store_parsed(grimoire, signature, result)
         return failures
 
+    def forget_file(self, path: str) -> None:
+        """Leave a file that does not parse out of the index (for readers that carry on
+        without it); its signature is cleared, so every later command parses it again."""
+        index = self._open_index()
+        index.begin()
+        try:
+            index.drop_file(path)
+            index.set_file(path, None)
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
     def reparse(self, grimoire: GrimoireFile, signature: Signature | None) -> None:
         from loa_mem import yamlio
 
         parsed = None
         if signature is not None:
-            text = (self.top / grimoire.path).read_text(encoding="utf-8")
+            text = textfile.read_text(self.top / grimoire.path, grimoire.path)
+            if not text:
+                _refuse_emptied(self.top, grimoire.path)
             parsed = yamlio.load_list(text, grimoire.path)
         self._store_parsed(grimoire, signature, parsed)
 
@@ -364,14 +419,11 @@ class Transaction:
         writes.update(self.files)
         for path in [*writes, store.events_rel]:
             refuse_link(store.top, path)
-        before: dict[str, bytes | None] = {r.path: r.old_text.encode("utf-8") if (
-            store.top / r.path).exists() else None for r in results}
-        before.update({p: _read_bytes(store.top / p) for p in self.files})
         self.changed_paths = [r.path for r in results] + list(self.files)
         if self.events:
             self.changed_paths.append(store.events_rel)
         state = self._git_state() if commit and self.changed_paths else None
-        staged = filewrite.Staged(store.top, writes, store.events_path, self.events, before)
+        staged = filewrite.Staged(store.top, writes, store.events_path, self.events)
         pending = None
         try:
             if state is not None:
@@ -380,9 +432,20 @@ class Transaction:
         except BaseException:
             staged.undo()
             raise
-        self._update_index(results)
-        if pending is not None:
-            self._publish(pending, staged)
+        try:
+            self._update_index(results)
+            if pending is not None:
+                self.commit_sha = gitwrite.publish(pending, self.what or self.op)
+                self.committed = True
+        except BaseException as failure:
+            self._roll_back(staged, [r.path for r in results], failure)
+            if isinstance(failure, sqlite3.Error):
+                from loa_mem.errors import WriteFailed
+
+                raise WriteFailed(f"could not update the index in .git/loa-mem: {failure}",
+                                  "free disk space, then retry; nothing was changed") from None
+            raise
+        staged.done()
 
     def _git_state(self) -> gitwrite.State | None:
         """HEAD, index and working tree of the paths about to change, or None when an outer
@@ -429,15 +492,30 @@ class Transaction:
             raise
         store._refresh_events()
 
-    def _publish(self, pending: gitwrite.Pending, staged: filewrite.Staged) -> None:
-        try:
-            self.commit_sha = gitwrite.publish(pending, self.what or self.op)
-        except BaseException:
-            staged.roll_back()
-            self.store.close()  # the index describes the files just rolled back
-            (self.store.cache_dir / "index.sqlite3").unlink(missing_ok=True)
-            raise
-        self.committed = True
+    def _roll_back(self, staged: filewrite.Staged, grimoires: list[str],
+                   failure: BaseException) -> None:
+        """The index or the commit failed after the files were replaced (a full disk, git
+        busy): put the files back as they were, so that nothing is left half done."""
+        from loa_mem.errors import GitFailed, WriteFailed
+
+        failed = staged.roll_back()
+        store = self.store
+        try:  # the index rows of these files are stale now: the next command parses them
+            index = store._open_index()
+            index.begin()
+            for path in grimoires:
+                index.set_file(path, None)
+            index.reset_events(store.events_rel)
+            index.commit()
+        except sqlite3.Error:
+            store.close()
+        if not isinstance(failure, (GitFailed, WriteFailed)):
+            return
+        if failed:
+            failure.hint = (f"{failure.hint}; {', '.join(failed)} could not be put back: "
+                            "`git diff` shows it, `loa-mem commit` commits it")
+        elif "nothing was" not in failure.hint:
+            failure.hint = f"{failure.hint}; nothing was changed"
 
 
 def refuse_link(top: Path, rel_path: str) -> None:
@@ -454,13 +532,6 @@ def refuse_link(top: Path, rel_path: str) -> None:
                           f"to {where}; loa-mem writes only regular files; nothing was written",
                           "replace the link with the file itself (or set the path in "
                           ".loa.config.yaml)")
-
-
-def _read_bytes(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return None
 
 
 def _events_change(store: Store, staged: filewrite.Staged) -> gitwrite.FileChange:

@@ -77,6 +77,15 @@ def detect(name: str) -> str:
                   f"pass --format with one of: {', '.join(FORMATS)}")
 
 
+def _json_line(data: Any) -> str:
+    """One JSON Lines record: readable UTF-8, with the characters that some readers take for
+    line ends escaped (JSON allows the escape anywhere a string holds them)."""
+    text = json.dumps(data, ensure_ascii=False)
+    for char in ("\u2028", "\u2029", "\u0085"):
+        text = text.replace(char, f"\\u{ord(char):04x}")
+    return text
+
+
 def parse(text: str, fmt: str, name: str, default_category: str | None) -> Parsed:
     if fmt == "jsonl":
         return _parse_jsonl(text)
@@ -88,9 +97,15 @@ def parse(text: str, fmt: str, name: str, default_category: str | None) -> Parse
 
 
 # -- reading ----------------------------------------------------------------------------------
+def _lines(text: str) -> list[str]:
+    """Lines as files end them (\n, \r\n): not at U+2028, U+2029, U+0085 or form feeds, which
+    `str.splitlines` also breaks at and which content may hold."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def _parse_jsonl(text: str) -> Parsed:
     parsed = Parsed()
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if not line.strip():
             continue
         try:
@@ -120,7 +135,7 @@ def _bullets(text: str) -> list[tuple[int, str | None, str]]:
     current: list[str] | None = None
     category: str | None = None
     fenced = False
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(_lines(text), start=1):
         if line.lstrip().startswith(("```", "~~~")):
             fenced, current = not fenced, None
             continue
@@ -215,7 +230,7 @@ def _when(value: Any) -> str | None:
 # -- writing ----------------------------------------------------------------------------------
 def render(entries: list[dict[str, Any]], fmt: str, agent: str | None = None) -> str:
     if fmt == "jsonl":
-        return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+        return "".join(_json_line(e) + "\n" for e in entries)
     if fmt == "markdown":
         return _render_markdown(entries)
     if fmt == "claude":
@@ -236,7 +251,7 @@ def _render_markdown(entries: list[dict[str, Any]]) -> str:
     for category, group in _by_category(entries):
         out += ["\n", f"## {_PLURAL[category]}\n", "\n"]
         for entry in group:
-            lines = str(entry.get("content", "")).strip().splitlines() or [""]
+            lines = str(entry.get("content", "")).strip().split("\n") or [""]
             tags = ",".join(str(t) for t in entry.get("tags") or [])
             meta = f"{entry.get('id')} confidence={entry.get('confidence')}" + (
                 f" tags={tags}" if tags else "")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from loa_mem import yamlio
+from loa_mem import textfile, yamlio
 from loa_mem.errors import InvalidFile, Refused
 from loa_mem.index import Index, Row, Signature, Span
 
@@ -80,7 +80,7 @@ class FileResult:
 
 def _read(store: Store, path: str) -> str:
     try:
-        return (store.top / path).read_text(encoding="utf-8")
+        return textfile.read_text(store.top / path, path)
     except FileNotFoundError:
         return ""
 
@@ -163,7 +163,7 @@ def _reindent(text: str, indent: int) -> str:
         return text if text.endswith("\n") else text + "\n"
     out = []
     for line in text.splitlines(keepends=True):
-        body = line[current:] if line[:current].isspace() else line.lstrip()
+        body = line[current:] if current == 0 or line[:current].isspace() else line.lstrip()
         out.append((" " * indent + body) if line.strip() else line)
     joined = "".join(out)
     return joined if joined.endswith("\n") else joined + "\n"

@@ -15,10 +15,12 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
 
+from loa_mem import textfile
 from loa_mem.errors import InvalidFile
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -99,20 +101,91 @@ def _problem(path: str, error: yaml.YAMLError, text: str = "") -> InvalidFile:
 
 
 def load(text: str, path: str) -> Any:
-    """Load any YAML document safely; a syntax error names file, line and column."""
+    """Load any YAML document safely; a syntax error names file, line and column, and aliases
+    may not expand into more than `MAX_EXPANSION` values (a "billion laughs" file)."""
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
         if node is None:
             return None
         try:
-            return _build(node, loader)
-        except _Unusual:
+            return _build(node, loader, seen=set())
+        except (_Unusual, _Alias):
+            _bound_expansion(node, path, text)
             return loader.construct_document(node)
     except yaml.YAMLError as error:
         raise _problem(path, error) from None
+    except RecursionError:
+        raise _too_deep(path) from None
     finally:
         loader.dispose()
+
+
+# Values a document may expand to through aliases beyond the values it writes out.
+MAX_EXPANSION = 100_000
+
+
+def _too_deep(path: str) -> InvalidFile:
+    return InvalidFile(path, 1, 1, "YAML nested too deeply to read",
+                       "flatten it; grimoire entries are a few levels deep")
+
+
+_HUGE = 10**15
+
+
+def _expansion(root: Any) -> tuple[int, int]:
+    """(values the node expands to, distinct nodes); iterative and memoised, so neither deep
+    nesting nor aliases make it slow or recursive."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack[-1]
+        key = id(node)
+        if key in sizes:
+            stack.pop()
+            continue
+        children = _children(node)
+        waiting = [c for c in children if id(c) not in sizes]
+        if waiting and key not in active:
+            active.add(key)
+            stack.extend(waiting)
+            continue
+        if any(id(c) in active and id(c) not in sizes for c in waiting):
+            return _HUGE, len(sizes)  # an alias inside its own anchor: endless
+        active.discard(key)
+        sizes[key] = min(1 + sum(sizes[id(c)] for c in children), _HUGE)
+        stack.pop()
+    return sizes[id(root)], len(sizes)
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _alias_mark(text: str) -> tuple[int, int, str]:
+    """Line, column and name of the first alias in `text`."""
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            mark: Any = event.start_mark
+            if isinstance(event, yaml.AliasEvent) and mark is not None:
+                return mark.line + 1, mark.column + 1, str(event.anchor)
+    except yaml.YAMLError:
+        pass
+    return 1, 1, "?"
+
+
+def _bound_expansion(node: Any, path: str, text: str) -> None:
+    expanded, distinct = _expansion(node)
+    if expanded > distinct + MAX_EXPANSION:
+        line, column, name = _alias_mark(text)
+        raise InvalidFile(path, line, column,
+                          f"YAML aliases (*{name}) expand to more than {MAX_EXPANSION:,} values",
+                          "write the values out instead of nesting aliases; nothing was read")
 
 
 def _last_line(node: Any) -> int:
@@ -137,7 +210,11 @@ class _Unusual(Exception):
     """A node the direct builder leaves to PyYAML's constructor (merge keys, custom tags)."""
 
 
-def _build(node: Any, loader: Any, depth: int = 0) -> Any:
+class _Alias(Exception):
+    """A collection reached a second time: an alias (`*name`) of an anchor (`&name`)."""
+
+
+def _build(node: Any, loader: Any, depth: int = 0, seen: set[int] | None = None) -> Any:
     """Plain Python value of a composed node, for the tags grimoire files use.
 
     PyYAML's generic constructor spends most of a load on bookkeeping these files never need
@@ -148,16 +225,20 @@ def _build(node: Any, loader: Any, depth: int = 0) -> Any:
         return node.value
     if depth > 50:
         raise _Unusual
+    if tag in (_MAP, _SEQ) and seen is not None:
+        if id(node) in seen:
+            raise _Alias
+        seen.add(id(node))
     if tag == _MAP:
         result = {}
         for key_node, value_node in node.value:
-            key = _build(key_node, loader, depth + 1)
+            key = _build(key_node, loader, depth + 1, seen)
             if not isinstance(key, (str, int, float, bool)) or key in result:
                 raise _Unusual
-            result[key] = _build(value_node, loader, depth + 1)
+            result[key] = _build(value_node, loader, depth + 1, seen)
         return result
     if tag == _SEQ:
-        return [_build(item, loader, depth + 1) for item in node.value]
+        return [_build(item, loader, depth + 1, seen) for item in node.value]
     if tag in _SCALARS:
         return loader.construct_object(node)
     raise _Unusual
@@ -186,10 +267,23 @@ def load_list(text: str, path: str) -> ListFile:
         lines = text.splitlines()
         items: list[Located] = []
         floor = 0
+        seen: set[int] = set()
         for node in root.value:
             try:
-                data = _build(node, loader)
+                data = _build(node, loader, seen=seen)
+            except _Alias:
+                line, column, name = _alias_mark(text)
+                raise InvalidFile(path, line, column,
+                                  f"a YAML alias (*{name}) in a grimoire file",
+                                  "write the value out: each entry stands alone, so that it "
+                                  "can be edited, moved and merged by itself") from None
             except _Unusual:
+                expanded, distinct = _expansion(node)
+                if expanded > distinct:
+                    line, column, name = _alias_mark(text)
+                    raise InvalidFile(path, line, column,
+                                      f"a YAML alias (*{name}) in a grimoire file",
+                                      "write the value out: each entry stands alone") from None
                 data = loader.construct_document(node)
             first = _first_line(node, lines, floor)
             last = _last_line(node)
@@ -201,6 +295,8 @@ def load_list(text: str, path: str) -> ListFile:
         return ListFile(items, root.start_mark.column, root.flow_style is True and bool(items))
     except yaml.YAMLError as error:
         raise _problem(path, error, text) from None
+    except RecursionError:
+        raise _too_deep(path) from None
     finally:
         loader.dispose()
         if collecting:
@@ -212,8 +308,7 @@ def _load_path(job: tuple[str, str, Any]) -> Any:
     plain values (it pickles)."""
     rel_path, full_path, prepare = job
     try:
-        with open(full_path, encoding="utf-8") as handle:
-            parsed = load_list(handle.read(), rel_path)
+        parsed = load_list(textfile.read_text(Path(full_path), rel_path), rel_path)
     except InvalidFile as error:
         return (error.path, error.line, error.column, error.message.split(": ", 1)[-1],
                 error.hint)
@@ -380,6 +475,7 @@ def round_trip_load(text: str, path: str) -> Any:
     quoting, to be changed in place and written back with `round_trip_dump`."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    load(text, path)  # the same syntax errors, and aliases bounded, before ruamel builds it
     try:
         return _round_trip().load(text)
     except MarkedYAMLError as error:

@@ -111,7 +111,7 @@ def test_query_ranks_by_relevance(store: Path, mixed: dict[str, str]) -> None:
 
 def test_json_shape(store: Path, mixed: dict[str, str]) -> None:
     data = json.loads(context(store, "--json"))
-    assert set(data) == {"root", "budget_tokens", "tokens", "sections", "cut", "text"}
+    assert set(data) == {"root", "budget_tokens", "tokens", "sections", "cut", "text", "warnings"}
     assert data["budget_tokens"] == 2000 and data["cut"] == {}
     assert data["tokens"] == tokens.estimate(data["text"])
     assert [s["name"] for s in data["sections"]] == [

@@ -11,7 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from loa_mem import __version__, git, notices
-from loa_mem.errors import EXIT_INTERNAL, EXIT_REFUSED, LoaMemError
+from loa_mem.errors import EXIT_INTERNAL, EXIT_REFUSED, LoaMemError, MachineFault, Refused
 from loa_mem.render import error as print_error
 
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
@@ -23,14 +23,41 @@ NoCommit = Annotated[bool, typer.Option(
 
 
 def _crash_log(error: BaseException) -> str:
+    """A bug report: where it failed, never what it was given. Arguments, messages and local
+    values can hold the text a user was storing (a secret the screening was about to refuse),
+    so the log names the command and its option names, the error's type and the code path."""
     import tempfile
     import traceback
 
     handle, path = tempfile.mkstemp(prefix="loa-mem-crash-", suffix=".log")
+    frames = traceback.extract_tb(error.__traceback__)
     with os.fdopen(handle, "w", encoding="utf-8") as log:
-        log.write(f"loa-mem {__version__}\nargv: {sys.argv!r}\n\n")
-        log.write("".join(traceback.format_exception(type(error), error, error.__traceback__)))
+        log.write(f"loa-mem {__version__}\ncommand: {' '.join(redacted_argv(sys.argv[1:]))}\n"
+                  f"error: {type(error).__module__}.{type(error).__qualname__} (message "
+                  "withheld: it may quote what was being stored)\n\n")
+        log.write("".join(traceback.format_list(frames)))
     return path
+
+
+def redacted_argv(argv: list[str]) -> list[str]:
+    """The command line with every value replaced by `…`: only the command's own words (a
+    command and a subcommand loa-mem has) and option names stay."""
+    from loa_mem.cli import catalog
+
+    shown: list[str] = []
+    known: Any = set(catalog.names())
+    for arg in argv:
+        if arg.startswith("-") and arg != "-":
+            shown.append(arg.split("=", 1)[0] + ("=…" if "=" in arg else ""))
+            continue
+        if known and arg in known:
+            shown.append(arg)
+            command = catalog.build(arg) if len(shown) == 1 else None
+            known = set(getattr(command, "commands", None) or ())
+            continue
+        known = set()
+        shown.append("…")
+    return shown
 
 
 def _is_usage_error(failure: BaseException) -> bool:
@@ -45,36 +72,120 @@ class LoaGroup(TyperGroup):
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except LoaMemError as failure:
-            notices.drain()
-            print_error(f"{failure.kind}: {failure.one_line()}")
-            raise typer.Exit(failure.exit_code) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
-        except OSError as failure:
-            if failure.errno not in _THE_MACHINES_FAULT:
-                raise _internal(failure) from None
-            print_error(f"io: {failure.filename or 'a file'}: {failure.strerror}; free disk "
-                        "space or fix the permissions, then retry")
-            raise typer.Exit(EXIT_REFUSED) from None
         except Exception as failure:
             if _is_usage_error(failure):
                 raise
-            raise _internal(failure) from None
+            known = user_error(failure)
+            notices.drain()  # a note about a write that did not happen would mislead
+            if known is None:
+                raise _internal(failure) from None
+            print_error(f"{known.kind}: {known.one_line()}")
+            raise typer.Exit(known.exit_code) from None
         finally:
             for note in notices.drain():
                 print_error(note)
 
 
-# Errors of the disk or the permissions, not of loa-mem: the user can fix them.
-_THE_MACHINES_FAULT = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
+def user_error(failure: BaseException) -> LoaMemError | None:
+    """The user-facing form of an error, or None for a bug.
+
+    Besides loa-mem's own errors: the machine's refusals (a full disk, a read-only or
+    protected folder, a directory where a file belongs), text that is not Unicode, and the
+    index database refusing to write. All of them are for the user to fix, none is a crash."""
+    import sqlite3
+
+    if isinstance(failure, LoaMemError):
+        return failure
+    if isinstance(failure, OSError) and failure.errno in _MACHINE_FAULTS:
+        where = failure.filename or "a file"
+        return MachineFault(f"{where}: {failure.strerror}", _MACHINE_FAULTS[failure.errno])
+    if isinstance(failure, UnicodeError):
+        return Refused("some text is not valid UTF-8 / Unicode (a lone surrogate or an "
+                       "undecodable byte)", "pass and store text as UTF-8; nothing was written")
+    if isinstance(failure, sqlite3.OperationalError):
+        return MachineFault(f"the index in .git/loa-mem cannot be written ({failure})",
+                            "free disk space or fix the permissions of .git/loa-mem, then "
+                            "retry (the index is derived: deleting it is safe); nothing was "
+                            "written")
+    return None
 
 
+_FIX_PERMISSIONS = "free disk space or fix the permissions, then retry"
+# Errors of the disk, the permissions or the layout of files, not of loa-mem: the user can fix
+# them. Each with what to do.
+_MACHINE_FAULTS = {
+    errno.ENOSPC: _FIX_PERMISSIONS, errno.EDQUOT: _FIX_PERMISSIONS,
+    errno.EFBIG: _FIX_PERMISSIONS, errno.EROFS: _FIX_PERMISSIONS,
+    errno.EACCES: _FIX_PERMISSIONS, errno.EPERM: _FIX_PERMISSIONS,
+    errno.EISDIR: "a directory is where a file belongs; move it away, then retry",
+    errno.ENOTDIR: "a file is where a directory belongs; move it away, then retry",
+    errno.ENAMETOOLONG: "use a shorter path",
+    errno.ELOOP: "a symbolic link loops; fix or remove it",
+}
 def _internal(failure: BaseException) -> typer.Exit:
     path = _crash_log(failure)
     print_error(f"unexpected error ({type(failure).__name__}); details in {path}; "
                 "please report it")
     return typer.Exit(EXIT_INTERNAL)
+
+
+def undecodable_input(args: list[str]) -> str:
+    """What on the command line or in loa-mem's environment variables is not UTF-8 text
+    (Python hands undecodable bytes over as lone surrogates), or ''."""
+    for position, arg in enumerate(args):
+        name, equals, value = arg.partition("=") if arg.startswith("-") else ("", "", arg)
+        bad = _first_surrogate(value if equals else arg)
+        if bad < 0:
+            continue
+        previous = args[position - 1] if position else ""
+        if equals:
+            what = f"the value of {name}"
+        elif previous.startswith("-") and "=" not in previous and previous != "-":
+            what = f"argument {position + 1} (after {previous})"
+        else:
+            what = f"argument {position + 1}"
+        char = (value if equals else arg)[bad]
+        return f"{what} is not valid UTF-8 (byte {_byte(char)} at character {bad + 1})"
+    for name, value in sorted(os.environ.items()):
+        bad = _first_surrogate(value)
+        if name.startswith("LOA_MEM_") and bad >= 0:
+            return (f"environment variable {name} is not valid UTF-8 (byte {_byte(value[bad])} "
+                    f"at character {bad + 1})")
+    return ""
+
+
+def _first_surrogate(text: str) -> int:
+    return next((i for i, c in enumerate(text) if "\ud800" <= c <= "\udfff"), -1)
+
+
+def _byte(char: str) -> str:
+    code = ord(char)
+    return f"0x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else f"U+{code:04X}"
+
+
+def _refuse_opposite_flags(command: Any) -> None:
+    """`--success --failure` is a usage error (exit 2), not "the last one wins": for every
+    on/off flag pair of `command` and of its subcommands."""
+    for sub in (getattr(command, "commands", None) or {}).values():
+        _refuse_opposite_flags(sub)
+    pairs = [p for p in command.params if getattr(p, "secondary_opts", None)
+             and getattr(p, "is_flag", False)]
+    if not pairs:
+        return
+    parse = command.parse_args
+
+    def parse_args(ctx: Any, args: list[str]) -> Any:
+        given = args[:args.index("--")] if "--" in args else args
+        for param in pairs:
+            on = [a for a in given if a in param.opts]
+            off = [a for a in given if a in param.secondary_opts]
+            if on and off:
+                ctx.fail(f"{on[0]} and {off[0]} contradict each other; pass one of them")
+        return parse(ctx, args)
+
+    command.parse_args = parse_args
 
 
 def new_app(help_text: str) -> typer.Typer:
@@ -99,6 +210,15 @@ class RootGroup(LoaGroup):
 
         return list(dict.fromkeys([*catalog.names(), *self.commands]))
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        problem = undecodable_input(args)
+        if problem:
+            print_error(f"refused: {problem}; loa-mem stores text as UTF-8: convert it (for "
+                        "example with iconv) or leave the byte out; nothing was written")
+            ctx.exit(EXIT_REFUSED)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands:
             from loa_mem.cli import catalog
@@ -106,6 +226,7 @@ class RootGroup(LoaGroup):
             command = catalog.build(cmd_name)
             if command is None:
                 return None
+            _refuse_opposite_flags(command)
             self.commands[cmd_name] = command
         return self.commands[cmd_name]
 

@@ -13,8 +13,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from loa_mem import textfile
 from loa_mem.cli.app import Json, Root, new_app
-from loa_mem.errors import EXIT_REFUSED
+from loa_mem.errors import EXIT_REFUSED, LoaMemError
 from loa_mem.render import Block, emit
 
 if TYPE_CHECKING:
@@ -45,7 +46,13 @@ def context(
         raise typer.BadParameter("use markdown or json", param_hint="--format")
     options = ctx.Options(budget=budget, query=query, agents=tuple(agent or ()),
                           output="json" if as_json else output, user=user)
-    sys.stdout.write(context_fast.render(context_fast.load(root, options), options.format))
+    try:
+        block = context_fast.load(root, options)
+    except Exception as failure:
+        if context_fast.fail_open(failure):
+            return
+        raise
+    context_fast.write(block, options.format)
 
 
 
@@ -111,10 +118,16 @@ def hooks_session_end(
     if "session" in catalog.names() and session and _is_open(str(session), root):
         steps.append(["session", "end", "--session", str(session), *where])
     if "gc" in catalog.names():
-        steps.append(["gc", "--trigger", "session_end", *where])
+        steps.append(["gc", "--trigger", "session_end", "--time-budget",
+                      f"{SESSION_END_GC_SECONDS:g}", *where])
     codes = [run(step) for step in steps]
     worst = max((c for c in codes if c != EXIT_REFUSED), default=0)
     raise typer.Exit(worst)
+
+
+# gc's share of the SessionEnd hook's time: what does not fit is deferred to the next gc.
+# The installed hook declares a timeout (hooks.SESSION_END_TIMEOUT) well above it.
+SESSION_END_GC_SECONDS = 1.0
 
 
 def _is_open(session: str, root: str | None) -> bool:
@@ -135,8 +148,8 @@ def _hook_input() -> dict[str, Any]:
     if sys.stdin is None or sys.stdin.isatty():
         return {}
     try:
-        data = json.loads(sys.stdin.read() or "{}")
-    except ValueError:
+        data = json.loads(textfile.read_stdin() or "{}")
+    except (ValueError, LoaMemError):
         return {}
     return data if isinstance(data, dict) else {}
 

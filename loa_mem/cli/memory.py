@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loa_mem import events, model
+from loa_mem import events, model, textfile
 from loa_mem.cli import memory_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
 from loa_mem.errors import Refused
@@ -45,7 +45,7 @@ MemoryId = Annotated[str, typer.Argument(help="A memory id, like MEM-20260201-k7
 def _content(text: str) -> str:
     if text == "-":
         # The newline that ends piped input (echo, heredoc) is not part of the memory.
-        return sys.stdin.read().rstrip("\r\n")
+        return textfile.read_stdin().rstrip("\r\n")
     return text
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loa_mem import events
+from loa_mem import events, textfile
 from loa_mem.cli import trust_views as views
 from loa_mem.cli.app import Json, NoCommit, Root, new_app
 from loa_mem.render import emit
@@ -46,7 +45,7 @@ def dissent(
     from loa_mem.commands.trust_events import dissent as do_dissent
 
     if text == "-":
-        text = sys.stdin.read()
+        text = textfile.read_stdin()
     emit(do_dissent(_store(root), agent, text, cite or [], impact, round_id, events.actor(),
                     not no_commit), as_json, views.dissented)
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperCommand
 
-from loa_mem import events
+from loa_mem import events, textfile
 from loa_mem.cli import working_set_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
 from loa_mem.errors import Refused
@@ -100,7 +99,7 @@ def _request(argv: list[str], from_stdin: bool, referenced: list[str],
         return AdviseRequest(why, tuple(hot), tuple(cold), tuple(referenced), trigger_gc)
     if hot or cold:
         raise Refused("hints came both as options and as JSON on stdin", "use one or the other")
-    text = sys.stdin.read()
+    text = textfile.read_stdin()
     try:
         data = json.loads(text)
     except ValueError as error:
@@ -156,6 +155,9 @@ def gc(
     budget: Annotated[int | None, typer.Option(
         "--budget", help="Context budget in tokens: act only above 80% of it.",
         show_default=False)] = None,
+    time_budget: Annotated[float | None, typer.Option(
+        "--time-budget", help="Seconds to spend; what does not fit is deferred to the next gc.",
+        show_default=False)] = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Shrink the working set and archive stale entries; log a gc_report.
@@ -165,8 +167,8 @@ def gc(
     from loa_mem.gc import gc as do_gc
 
     chosen = trigger or ("budget_pressure" if budget is not None else "explicit")
-    emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit), as_json,
-         views.gc_report)
+    emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit,
+               seconds=time_budget), as_json, views.gc_report)
 
 
 def summarize(
@@ -188,7 +190,7 @@ def summarize(
     from loa_mem.summarize import summarize as do_summarize
 
     if text == "-":
-        text = sys.stdin.read()
+        text = textfile.read_stdin()
     emit(do_summarize(_store(root), paths, style, text, name, events.actor(), not no_commit,
                       extractive), as_json, views.summarized)
 

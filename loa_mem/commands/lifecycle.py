@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem import clock, git, model, yamlio
+from loa_mem import clock, git, model, textfile, yamlio
 from loa_mem.errors import InvalidFile, NotFound, NothingToDo, Refused
 from loa_mem.index import Row
 from loa_mem.sensitive import refuse_sensitive
@@ -34,7 +34,7 @@ class Changed:
 def span_text(store: Store, row: Row, cache: dict[str, list[str]] | None = None) -> str:
     cache = {} if cache is None else cache
     if row.path not in cache:
-        cache[row.path] = (store.top / row.path).read_text(encoding="utf-8").splitlines(True)
+        cache[row.path] = textfile.read_text(store.top / row.path, row.path).splitlines(True)
     return "".join(cache[row.path][row.first_line - 1:row.last_line])
 
 
@@ -165,6 +165,7 @@ def restore(store: Store, memory_id: str, actor: str, commit: bool = True) -> Ch
             raise NotFound(f"no version of {memory_id} in this repository's git history",
                            "check the id; `loa-mem history ID` lists what git knows")
     with store.write("restore", actor, commit) as txn:
+        in_archive = False
         if rows:
             row = store.entry(memory_id)
             indent, _ = store.index.layout(row.path)
@@ -173,13 +174,16 @@ def restore(store: Store, memory_id: str, actor: str, commit: bool = True) -> Ch
             txn.remove(row)
             origin = f"{row.path}"
         else:
+            # Undoing a forget: the entry comes back exactly as it was committed, an archived
+            # one into the archive with its reason (`restore` again takes it out of there).
             assert source is not None
             sha, path, text = source
-            category = str(yamlio.load_list(text, path).items[0].data.get("category"))
+            data = yamlio.load_list(text, path).items[0].data
+            category = str(data.get("category"))
             origin = f"{path}@{sha[:12]}"
-            if "archived" in text:
-                text = yamlio.edit_item(text, 0, _unarchive)
-        txn.add_text(category, text, memory_id)
+            in_archive = path in {g.path for g in store.grimoire_files() if g.in_archive} or (
+                bool(data.get("archived")))
+        txn.add_text(category, text, memory_id, in_archive=in_archive)
         txn.event("restore", [memory_id], source=origin)
         txn.what = f"{memory_id} from {origin}"
     return Changed("restore", [memory_id], None, False, txn.commit_sha, {"from": origin})

@@ -23,11 +23,11 @@ if TYPE_CHECKING:
     from loa_mem.store import Store
 
 # Runner ids (a Claude Code session id is a UUID) as well as our own `S-<time>`.
-_SESSION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$")
+_SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 
 def check_session_id(session: str) -> str:
-    if not _SESSION.match(session) or ".." in session:
+    if not _SESSION.fullmatch(session) or ".." in session:
         raise Refused(f"session id {session!r} is not allowed",
                       "use up to 128 letters, digits, '-', '_', '.' or ':'")
     return session
@@ -59,7 +59,7 @@ def _read(store: Store, session: str) -> dict[str, Any]:
 
 
 def is_open(store: Store, session: str) -> bool:
-    return _SESSION.match(session) is not None and _path(store, session).exists()
+    return _SESSION.fullmatch(session) is not None and _path(store, session).exists()
 
 
 def _write(store: Store, data: dict[str, Any]) -> None:

@@ -142,6 +142,7 @@ def _uncommitted_events(store: Store) -> list[dict[str, Any]]:
     committed = ""
     if git.has_commits(store.top):
         committed = git.run(store.top, "show", f"HEAD:{store.events_rel}", check=False)
-    current = store.events_path.read_text(encoding="utf-8") if store.events_path.exists() else ""
+    current = (store.events_path.read_bytes().decode("utf-8", "replace")
+               if store.events_path.exists() else "")
     fresh = current[len(committed):] if current.startswith(committed) else current
     return events.parse_lines(fresh)

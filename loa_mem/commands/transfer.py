@@ -9,13 +9,12 @@ it; otherwise it gets the next free id of its day, and links inside the file fol
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem import clock, events, model, sensitive, transfer
+from loa_mem import clock, events, model, sensitive, textfile, transfer
 from loa_mem.errors import LoaMemError, NotFound, NothingToDo, Refused
 from loa_mem.store import Store
 
@@ -63,14 +62,12 @@ class _Candidate:
 
 def _read(store: Store, source: str) -> tuple[str, str]:
     if source == "-":
-        return sys.stdin.read(), "stdin"
+        return textfile.read_stdin(), "stdin"
     path = Path(source)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = textfile.read_text(path, source)
     except FileNotFoundError:
         raise NotFound(f"no file {source}", "check the path") from None
-    except UnicodeDecodeError:
-        raise Refused(f"{source} is not UTF-8 text", "convert it to UTF-8") from None
     try:
         name = path.resolve().relative_to(store.top).as_posix()
     except ValueError:
@@ -206,10 +203,12 @@ def _assign(store: Store, candidates: list[_Candidate]) -> _Assigned:
     same_as: list[tuple[str, str | dict[str, Any]]] = []
     for candidate in candidates:
         entry = candidate.entry
-        old = str(entry.get("id"))
+        old = entry.get("id")
         same = _existing(store, entry, batch)
         if same is not None:
-            same_as.append((old if old != PLACEHOLDER else f"line {candidate.line}", same))
+            # an entry without an id of its own is named by its line: never `None` for all
+            named = isinstance(old, str) and old and old != PLACEHOLDER
+            same_as.append((str(old) if named else f"line {candidate.line}", same))
             continue
         if not ids.keep(entry.get("id")):
             fresh.append(entry)
@@ -263,6 +262,9 @@ def import_file(store: Store, source: str, fmt: str | None, actor: str, *,
         raise _refuse(problems, total, name)
     if dry_run:
         planned = _assign(store, candidates)
+        if not planned.new:  # as the real run would say
+            raise NothingToDo(f"every entry of {name} is already in the store",
+                              "nothing would be written")
         return Imported(name, chosen, [str(e["id"]) for e in planned.new], planned.duplicates,
                         planned.renumbered, problems, dry_run=True)
     with store.write("import", actor, commit) as txn:
