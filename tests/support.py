@@ -6,6 +6,7 @@ They read what a user could read (files, `git log`), never loa-mem's index or pr
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,9 @@ MEMORY = "grimoires/loa/memory"
 ARCHIVE = "grimoires/loa/memory/archive"
 FILES = {"fact": "facts.yaml", "decision": "decisions.yaml", "learning": "learnings.yaml",
          "error": "errors.yaml", "preference": "preferences.yaml"}
+# What a freshly minted id looks like: the day, then 8 random lowercase base32 characters.
+NEW_ID = re.compile(r"^MEM-(\d{8})-[a-z2-7]{8}$")
+_NEW_ID_IN_TEXT = re.compile(r"MEM-\d{8}-[a-z2-7]{8}\b")
 
 
 def grimoire(root: Path, category: str, archive: bool = False) -> Path:
@@ -110,3 +114,20 @@ def remember(cli: Any, content: str, category: str = "fact", *options: str,
     data = outcome.json()
     assert data["created"] is True, data
     return str(data["id"])
+
+
+def assert_new_id(memory_id: str, day: str = "20260201") -> str:
+    """A freshly minted id: the new form, carrying `day` (YYYYMMDD). Returns the id."""
+    match = NEW_ID.match(memory_id)
+    assert match, f"{memory_id!r} is not a new-style id"
+    assert match.group(1) == day, f"{memory_id} does not carry the day {day}"
+    return memory_id
+
+
+def normalise_ids(text: str, ids: list[str] | None = None) -> str:
+    """`text` with minted ids replaced by placeholders, so output holding random ids can be
+    compared with a golden file. The ids given (in that order) become <ID1>, <ID2>, ...; any other
+    new-style id left over becomes <ID>."""
+    for number, memory_id in enumerate(ids or [], start=1):
+        text = text.replace(memory_id, f"<ID{number}>")
+    return _NEW_ID_IN_TEXT.sub("<ID>", text)

@@ -4,6 +4,7 @@ exit code; init; what happens outside a repository; usage errors; stdin."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from tests import support
 from tests.conftest import FIXED_NOW, Cli, git, run_loa_mem
 
-ID = "MEM-20260201-001"
+ID = "MEM-20260201-001"  # a (legacy) id no store in these tests holds
 
 
 def test_init_creates_the_store_and_one_commit(repo: Path) -> None:
@@ -110,24 +111,30 @@ def test_schema_works_anywhere_and_prints_the_entry_schema(tmp_path: Path) -> No
     schema = outcome.json()
     assert schema["title"] == "Loa memory entry"
     assert schema["properties"]["id"]["$ref"] == "#/$defs/memory_id"
-    assert schema["$defs"]["memory_id"]["pattern"] == r"^MEM-\d{8}-\d{3,}$"
+    pattern = schema["$defs"]["memory_id"]["pattern"]
+    assert pattern == r"^MEM-\d{8}-([a-z2-7]{6,}|\d{3,})$"
+    assert re.match(pattern, "MEM-20260201-k7x2mq4a")
+    assert re.match(pattern, "MEM-20260201-001")
+    assert not re.match(pattern, "MEM-20260201-01")
     assert {"null"} <= {o.get("type") for o in schema["properties"]["expires_at"]["oneOf"]}
 
 
 def test_remember_json_shape(cli: Cli, store: Path) -> None:
     data = cli.ok("remember", "The API listens on port 8080.", "-c", "fact", "--json").json()
 
-    assert data["id"] == ID
+    support.assert_new_id(data["id"])
+    assert support.entry(store, data["id"])["content"] == "The API listens on port 8080."
     assert data["created"] is True
     assert data["category"] == "fact"
     assert data["path"] == f"{support.MEMORY}/facts.yaml"
     assert data["commit"] == support.head(store)
 
 
-def test_remember_human_output_goes_to_stdout(cli: Cli) -> None:
+def test_remember_human_output_goes_to_stdout(cli: Cli, store: Path) -> None:
     outcome = cli.ok("remember", "The API listens on port 8080.", "-c", "fact")
 
-    assert ID in outcome.stdout
+    [memory_id] = support.all_ids(store)
+    assert memory_id in outcome.stdout
     assert outcome.stderr == ""
 
 
@@ -142,14 +149,14 @@ def test_remember_dash_reads_stdin(cli: Cli, store: Path) -> None:
 
 
 def test_recall_json_shape(cli: Cli, store: Path) -> None:
-    support.remember(cli, "We deploy with Helm charts.", "fact", "-t", "deploy")
+    memory_id = support.remember(cli, "We deploy with Helm charts.", "fact", "-t", "deploy")
     data = cli.ok("recall", "helm", "--json").json()
 
     assert set(data) >= {"query", "results"}
     assert data["query"] == "helm"
     [hit] = data["results"]
     assert set(hit) >= {"id", "category", "content", "summary", "confidence", "score"}
-    assert (hit["id"], hit["category"], hit["confidence"]) == (ID, "fact", 0.8)
+    assert (hit["id"], hit["category"], hit["confidence"]) == (memory_id, "fact", 0.8)
     assert hit["content"] == "We deploy with Helm charts."
     assert hit["tags"] == ["deploy"]
     assert isinstance(hit["score"], float)
@@ -162,16 +169,16 @@ def test_recall_with_no_match_is_an_empty_list_and_exit_0(cli: Cli) -> None:
 
 
 def test_show_json_shape(cli: Cli) -> None:
-    support.remember(cli, "We deploy with Helm charts.", "fact")
-    data = cli.ok("show", ID, "--json").json()
+    memory_id = support.remember(cli, "We deploy with Helm charts.", "fact")
+    data = cli.ok("show", memory_id, "--json").json()
 
-    assert data["entry"]["id"] == ID
+    assert data["entry"]["id"] == memory_id
     assert data["entry"]["content"] == "We deploy with Helm charts."
     assert data["path"] == f"{support.MEMORY}/facts.yaml"
     assert data["line"] == 3  # after the two header comment lines init writes
     assert data["state"] == "active"
     assert data["tier"] == "untested"
-    assert data["chain"] == [ID]
+    assert data["chain"] == [memory_id]
 
 
 @pytest.mark.parametrize("args", [("show", "MEM-20260101-001"), ("history", "MEM-20260101-001"),
@@ -202,7 +209,9 @@ def test_supersede_json_shape(cli: Cli, store: Path) -> None:
 
     assert data["created"] is True
     assert data["supersedes"] == old
-    assert data["id"] == "MEM-20260201-002"
+    support.assert_new_id(data["id"])
+    assert data["id"] != old
+    assert support.entry(store, data["id"])["supersedes"] == old
     assert data["category"] == "fact"
     assert data["commit"] == support.head(store)
 
@@ -302,8 +311,9 @@ def test_content_that_starts_with_a_dash_goes_after_double_dash(cli: Cli, store:
 
 
 def test_every_json_output_is_one_object(cli: Cli) -> None:
-    support.remember(cli, "We deploy with Helm charts.", "fact")
-    for args in (("recall",), ("show", ID), ("status",), ("validate",), ("history", ID),
+    memory_id = support.remember(cli, "We deploy with Helm charts.", "fact")
+    for args in (("recall",), ("show", memory_id), ("status",), ("validate",),
+                 ("history", memory_id),
                  ("archive", "--expired", "--dry-run")):
         outcome = cli.ok(*args, "--json")
         assert isinstance(json.loads(outcome.stdout), dict), args

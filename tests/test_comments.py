@@ -1,7 +1,8 @@
 """Files keep what people write in them (spec section 1): in a hand-written grimoire with
 comments, odd quoting, odd indentation and its own key order, every command changes only the
 lines it is about. Each result is compared with a golden file in tests/golden/ (regenerate with
-UPDATE_GOLDEN=1 after checking the diff by eye), and checked line by line: every line
+UPDATE_GOLDEN=1 after checking the diff by eye; ids a command mints are random, so they are
+replaced by <ID1>, <ID2>, ... in both), and checked line by line: every line
 outside the entries a command touched is byte-identical, and every comment inside a touched
 entry survives."""
 
@@ -22,8 +23,10 @@ FIRST, SECOND, THIRD = "MEM-20260115-001", "MEM-20260115-002", "MEM-20260115-003
 
 # name: (command, entries it edits in place, entries it removes from the file)
 OPS: dict[str, tuple[tuple[str, ...], set[str], set[str]]] = {
-    "remember": (("remember", "Pin the Node version in CI.", "-c", "learning"), set(), set()),
-    "supersede": (("supersede", SECOND, "Folded content, now on one line."), {SECOND}, set()),
+    "remember": (("remember", "Pin the Node version in CI.", "-c", "learning", "--json"), set(),
+                 set()),
+    "supersede": (("supersede", SECOND, "Folded content, now on one line.", "--json"), {SECOND},
+                  set()),
     "feedback": (("feedback", THIRD, "--success"), {THIRD}, set()),
     "archive": (("archive", FIRST), set(), {FIRST}),
     "forget": (("forget", THIRD, "--reason", "no longer true"), set(), {THIRD}),
@@ -60,10 +63,12 @@ def _is_subsequence(needles: list[str], haystack: list[str]) -> bool:
 def test_a_command_changes_only_the_lines_it_is_about(cli: Cli, hand_written: Path,
                                                       name: str) -> None:
     args, edited, removed = OPS[name]
-    cli.ok(*args)
+    outcome = cli.ok(*args)
+    minted = [support.assert_new_id(outcome.json()["id"])] if "--json" in args else []
     actual = hand_written.read_text(encoding="utf-8")
 
-    assert actual == _golden(f"{name}.yaml", actual)
+    normalised = support.normalise_ids(actual, minted)
+    assert normalised == _golden(f"{name}.yaml", normalised)
     spans = _spans()
     lines = INPUT.splitlines(keepends=True)
     touched = {n for memory_id in edited | removed

@@ -22,10 +22,10 @@ def _temporary_files(store: Path) -> list[str]:
 
 def test_no_temporary_file_is_left_after_writes(cli: Cli, store: Path) -> None:
     first = support.remember(cli, "The service is written in Go.", "fact")
-    cli.ok("supersede", first, "The service is written in Go 1.22.")
-    cli.ok("feedback", "MEM-20260201-002", "--success")
-    cli.ok("archive", "MEM-20260201-002")
-    cli.ok("restore", "MEM-20260201-002")
+    second = cli.ok("supersede", first, "The service is written in Go 1.22.", "--json").json()["id"]
+    cli.ok("feedback", second, "--success")
+    cli.ok("archive", second)
+    cli.ok("restore", second)
     cli.ok("forget", first, "--reason", "old")
 
     assert _temporary_files(store) == []
@@ -35,7 +35,7 @@ def test_no_temporary_file_is_left_after_writes(cli: Cli, store: Path) -> None:
 @pytest.mark.parametrize("failing", ["replace", "fsync"])
 def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(
         cli: Cli, store: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
-    support.remember(cli, "The service is written in Go.", "fact")
+    first = support.remember(cli, "The service is written in Go.", "fact")
     before, commits = support.snapshot(store), support.commit_count(store)
 
     def disk_full(*_: object) -> None:
@@ -52,8 +52,10 @@ def test_a_write_that_fails_leaves_the_old_file_and_no_temporary(
     assert _temporary_files(store) == []
     assert support.snapshot(store) == before
     assert support.commit_count(store) == commits
-    # The store is still usable, and the id that never landed is free again.
-    assert support.remember(cli, "A fact that lands.", "fact") == "MEM-20260201-002"
+    # The store is still usable: the next remember lands with a fresh id of its own.
+    landed = support.assert_new_id(support.remember(cli, "A fact that lands.", "fact"))
+    assert sorted(support.all_ids(store)) == sorted([first, landed])
+    assert support.entry(store, landed)["content"] == "A fact that lands."
     cli.ok("validate")
 
 

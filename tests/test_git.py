@@ -17,33 +17,45 @@ from tests.conftest import Cli, git, run_loa_mem
 
 M = support.MEMORY
 A = support.ARCHIVE
-OLD, NEW = "MEM-20260201-001", "MEM-20260201-002"
+# Placeholders for the ids a test mints (ids are random): the fact the setup remembers (or, for
+# remember itself, the one it mints) and the one supersede mints.
+OLD, NEW = "<old>", "<new>"
 EVENTS = f"{M}/events.jsonl"
 
 
-def _one(cli: Cli) -> None:
-    support.remember(cli, "The service is written in Go.", "fact")
+def _one(cli: Cli) -> str:
+    return support.remember(cli, "The service is written in Go.", "fact")
 
 
-def _one_error(cli: Cli) -> None:
-    support.remember(cli, "Flaky: clear the cache.", "error")
+def _one_error(cli: Cli) -> str:
+    return support.remember(cli, "Flaky: clear the cache.", "error")
 
 
-def _archived(cli: Cli) -> None:
-    _one(cli)
-    cli.ok("archive", OLD)
+def _archived(cli: Cli) -> str:
+    memory_id = _one(cli)
+    cli.ok("archive", memory_id)
+    return memory_id
 
 
-def _forgotten(cli: Cli) -> None:
-    _one(cli)
-    cli.ok("forget", OLD, "--reason", "wrong")
+def _forgotten(cli: Cli) -> str:
+    memory_id = _one(cli)
+    cli.ok("forget", memory_id, "--reason", "wrong")
+    return memory_id
+
+
+def _nothing(cli: Cli) -> str:
+    return OLD
+
+
+def _fill(text: str, old: str, new: str) -> str:
+    return text.replace(OLD, old).replace(NEW, new)
 
 
 # setup, command, expected subject start, files in the commit, Loa-Id trailers
-CASES: dict[str, tuple[Callable[[Cli], None], tuple[str, ...], str, list[str], list[str]]] = {
-    "remember": (lambda c: None, ("remember", "The service is written in Go.", "-c", "fact"),
+CASES: dict[str, tuple[Callable[[Cli], str], tuple[str, ...], str, list[str], list[str]]] = {
+    "remember": (_nothing, ("remember", "The service is written in Go.", "-c", "fact", "--json"),
                  f"loa-mem remember: {OLD} ", [EVENTS, f"{M}/facts.yaml"], [OLD]),
-    "supersede": (_one, ("supersede", OLD, "The service is written in Go 1.22."),
+    "supersede": (_one, ("supersede", OLD, "The service is written in Go 1.22.", "--json"),
                   f"loa-mem supersede: {NEW} supersedes {OLD}", [EVENTS, f"{M}/facts.yaml"],
                   [NEW, OLD]),
     "archive": (_one, ("archive", OLD), "loa-mem archive: ",
@@ -66,18 +78,24 @@ CASES: dict[str, tuple[Callable[[Cli], None], tuple[str, ...], str, list[str], l
 @pytest.mark.parametrize("name", list(CASES))
 def test_one_commit_with_exactly_the_changed_files(cli: Cli, store: Path, name: str) -> None:
     setup, args, subject, files, ids = CASES[name]
-    setup(cli)
+    old = setup(cli)
     now = "2026-04-01T00:00:00Z" if name == "archive-expired" else None
     before = support.commit_count(store)
-    cli.ok(*args, now=now)
+    outcome = cli.ok(*(_fill(a, old, NEW) for a in args), now=now)
+    minted = support.assert_new_id(outcome.json()["id"]) if "--json" in args else NEW
+    if name == "remember":
+        old, new = minted, NEW
+    else:
+        new = minted
 
     assert support.commit_count(store) == before + 1
     assert support.changed_files(store) == sorted(files)
     message = support.message(store)
-    assert message.startswith(subject), message
+    assert message.startswith(_fill(subject, old, new)), message
     op = {"archive-expired": "archive", "restore-archived": "restore",
           "restore-forgotten": "restore"}.get(name, name)
-    assert support.trailers(store) == [("Loa-Op", op), *(("Loa-Id", i) for i in ids)]
+    assert support.trailers(store) == [("Loa-Op", op),
+                                       *(("Loa-Id", _fill(i, old, new)) for i in ids)]
     assert support.porcelain(store) == ""
 
 
@@ -124,7 +142,8 @@ def _user_state(store: Path) -> tuple[str, str, str, dict[str, bytes]]:
 def test_a_dirty_working_tree_is_left_exactly_as_it_was(cli: Cli, store: Path,
                                                         args: tuple[str, ...]) -> None:
     if args[0] != "remember":
-        _one(cli)
+        old = _one(cli)
+        args = tuple(_fill(a, old, NEW) for a in args)
     _dirty(store)
     before = _user_state(store)
     cli.ok(*args)

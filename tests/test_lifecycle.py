@@ -27,7 +27,7 @@ def test_category_defaults(cli: Cli, store: Path,
     memory_id = support.remember(cli, f"A {category} worth keeping.", category)
     written = support.entry(store, memory_id)
 
-    assert memory_id == "MEM-20260201-001"
+    support.assert_new_id(memory_id)
     assert written["category"] == category
     assert written["confidence"] == confidence
     assert written["ttl"] == ttl
@@ -47,7 +47,8 @@ def test_confidence_exactly_at_the_floor_is_accepted(cli: Cli, store: Path, cate
 
 
 def test_entry_fields_follow_the_loa_order(cli: Cli, store: Path) -> None:
-    support.remember(cli, "We chose PostgreSQL. It has JSONB.", "decision", "--confidence", "0.95",
+    memory_id = support.remember(cli, "We chose PostgreSQL. It has JSONB.", "decision",
+                                 "--confidence", "0.95",
                      "-t", "database", "-t", "architecture", "--session", "abc123",
                      "--agent", "designing-architecture", "--phase", "architecture",
                      "--file", "docs/adr/001.md", "--lines", "3-14")
@@ -57,7 +58,7 @@ def test_entry_fields_follow_the_loa_order(cli: Cli, store: Path) -> None:
 
     assert keys == ["- id", "category", "content", "summary", "confidence", "source", "ttl",
                     "expires_at", "tags"]
-    written = support.entry(store, "MEM-20260201-001")
+    written = support.entry(store, memory_id)
     assert written["summary"] == "We chose PostgreSQL."
     assert written["tags"] == ["database", "architecture"]
     assert written["source"] == {"session_id": "abc123", "timestamp": FIXED_NOW,
@@ -65,26 +66,25 @@ def test_entry_fields_follow_the_loa_order(cli: Cli, store: Path) -> None:
                                  "file_path": "docs/adr/001.md", "line_range": "3-14"}
 
 
-# now, ttl, then the expected source.timestamp, expires_at and id
+# now, ttl, then the expected source.timestamp, expires_at and the day in the id
 @pytest.mark.parametrize("case", [
     # An explicit ttl, the same time of day.
-    (FIXED_NOW, "7d", FIXED_NOW, "2026-02-08T10:30:00Z", "MEM-20260201-001"),
-    (FIXED_NOW, "permanent", FIXED_NOW, None, "MEM-20260201-001"),
+    (FIXED_NOW, "7d", FIXED_NOW, "2026-02-08T10:30:00Z", "20260201"),
+    (FIXED_NOW, "permanent", FIXED_NOW, None, "20260201"),
     # Across the end of February in a leap year.
-    ("2028-02-28T08:00:00Z", "2d", "2028-02-28T08:00:00Z", "2028-03-01T08:00:00Z",
-     "MEM-20280228-001"),
+    ("2028-02-28T08:00:00Z", "2d", "2028-02-28T08:00:00Z", "2028-03-01T08:00:00Z", "20280228"),
     # A clock with an offset is stored in UTC; the id takes the UTC day.
     ("2026-03-28T23:15:00-05:00", "30d", "2026-03-29T04:15:00Z", "2026-04-28T04:15:00Z",
-     "MEM-20260329-001"),
+     "20260329"),
     ("2026-03-29T01:15:00+02:00", "1d", "2026-03-28T23:15:00Z", "2026-03-29T23:15:00Z",
-     "MEM-20260328-001"),
+     "20260328"),
 ])
 def test_expires_at_is_timestamp_plus_ttl_days(cli: Cli, store: Path,
                                                case: tuple[str, str, str, str | None, str]
                                                ) -> None:
-    now, ttl, stamp, expires, memory_id = case
-    assert support.remember(cli, "An error and its fix.", "error", "--ttl", ttl, now=now) == (
-        memory_id)
+    now, ttl, stamp, expires, day = case
+    memory_id = support.remember(cli, "An error and its fix.", "error", "--ttl", ttl, now=now)
+    support.assert_new_id(memory_id, day)
     written = support.entry(store, memory_id)
 
     assert written["source"]["timestamp"] == stamp
@@ -92,22 +92,43 @@ def test_expires_at_is_timestamp_plus_ttl_days(cli: Cli, store: Path,
     assert written["expires_at"] == expires
 
 
-def test_ids_count_up_within_a_day_and_restart_the_next(cli: Cli) -> None:
+def test_ids_carry_the_day_of_their_timestamp_and_never_repeat(cli: Cli, store: Path) -> None:
     ids = [support.remember(cli, f"Fact number {n}.", "fact") for n in range(3)]
-    ids.append(support.remember(cli, "A fact of the next day.", "fact", now="2026-02-02T09:00:00Z"))
+    next_day = support.remember(cli, "A fact of the next day.", "fact",
+                                now="2026-02-02T09:00:00Z")
 
-    assert ids == ["MEM-20260201-001", "MEM-20260201-002", "MEM-20260201-003",
-                   "MEM-20260202-001"]
+    for memory_id in ids:
+        support.assert_new_id(memory_id, "20260201")
+    support.assert_new_id(next_day, "20260202")
+    assert len(set([*ids, next_day])) == 4
+    assert sorted(support.all_ids(store)) == sorted([*ids, next_day])
 
 
-def test_ids_go_past_999_in_one_day(cli: Cli, store: Path) -> None:
+def test_many_ids_of_one_day_are_all_distinct(cli: Cli, store: Path) -> None:
+    ids = [support.remember(cli, f"Fact number {n}.", "fact", "--no-commit") for n in range(200)]
+
+    assert len(set(ids)) == 200
+    for memory_id in ids:
+        support.assert_new_id(memory_id)
+    assert sorted(support.all_ids(store)) == sorted(ids)
+    cli.ok("validate")
+
+
+def test_a_legacy_store_with_id_999_keeps_working_and_gets_new_style_ids(cli: Cli,
+                                                                         store: Path) -> None:
+    legacy = "MEM-20260201-999"
     facts = support.grimoire(store, "fact")
     facts.write_text(facts.read_text(encoding="utf-8") + (
-        "- id: MEM-20260201-999\n  category: fact\n  content: The 999th.\n  confidence: 0.8\n"
+        f"- id: {legacy}\n  category: fact\n  content: The 999th.\n  confidence: 0.8\n"
         "  source: {session_id: s, timestamp: 2026-02-01T09:00:00Z}\n  ttl: permanent\n"
         "  expires_at: null\n"), encoding="utf-8")
 
-    assert support.remember(cli, "The thousandth.", "fact") == "MEM-20260201-1000"
+    memory_id = support.remember(cli, "The thousandth.", "fact")
+
+    support.assert_new_id(memory_id)
+    assert sorted(support.all_ids(store)) == sorted([legacy, memory_id])
+    assert cli.ok("show", legacy, "--json").json()["entry"]["content"] == "The 999th."
+    assert cli.ok("show", memory_id, "--json").json()["entry"]["content"] == "The thousandth."
     cli.ok("validate")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests import support
 from tests.conftest import git
 
 pytest.importorskip("mcp")
@@ -69,28 +70,33 @@ def test_a_session_remembers_recalls_supersedes_and_forgets(store: Path) -> None
                                      category="decision", confidence=0.95, tags=["release"],
                                      agent="claude")
         out["recall"] = await call("recall", query="deploys tuesday")
-        out["supersede"] = await call("supersede", old_id="MEM-20260201-001",
+        first = json.loads(_text(out["remember"]))["id"]
+        out["supersede"] = await call("supersede", old_id=first,
                                       content="Deploys go out on Wednesdays")
+        second = json.loads(_text(out["supersede"]))["id"]
         out["secret"] = await call("remember", content="token ghp_" + "b" * 36,
                                    category="fact")
-        out["forget"] = await call("forget", memory_id="MEM-20260201-002",
+        out["forget"] = await call("forget", memory_id=second,
                                    reason="we stopped deploying weekly")
         out["missing"] = await call("forget", memory_id="MEM-20260201-099", reason="gone")
         return out
 
     out = run_session(store, script)
     assert not _error(out["remember"])
-    assert json.loads(_text(out["remember"]))["id"] == "MEM-20260201-001"
+    first = support.assert_new_id(json.loads(_text(out["remember"]))["id"])
     recalled = json.loads(_text(out["recall"]))["results"]
     assert recalled[0]["content"] == "Deploys go out on Tuesdays"
-    assert json.loads(_text(out["supersede"]))["supersedes"] == "MEM-20260201-001"
+    assert recalled[0]["id"] == first
+    assert json.loads(_text(out["supersede"]))["supersedes"] == first
+    second = support.assert_new_id(json.loads(_text(out["supersede"]))["id"])
+    assert second != first
     assert _error(out["secret"])
     assert "GitHub token" in _text(out["secret"]) and "ghp_" not in _text(out["secret"])
     assert not _error(out["forget"])
     assert _error(out["missing"]) and "no memory MEM-20260201-099" in _text(out["missing"])
     subjects = git(store, "log", "--format=%s", "-3").splitlines()
-    assert subjects[0].startswith("loa-mem forget: MEM-20260201-002")
-    assert subjects[1].startswith("loa-mem supersede: MEM-20260201-002 supersedes")
+    assert subjects[0].startswith(f"loa-mem forget: {second}")
+    assert subjects[1].startswith(f"loa-mem supersede: {second} supersedes {first}")
 
 
 def test_advise_and_context_over_mcp(store: Path) -> None:

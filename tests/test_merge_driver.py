@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from loa_mem import yamlio
-from tests.conftest import Cli, git
+from loa_mem import model, yamlio
+from tests import support
+from tests.conftest import FIXED_NOW, Cli, git
 
 MEMORY = "grimoires/loa/memory"
 CATEGORIES = [("fact", "0.8"), ("decision", "0.95"), ("learning", "0.8"), ("error", "0.7"),
@@ -27,6 +29,39 @@ def all_ids(root: Path) -> list[str]:
     return ids
 
 
+def renumbers(root: Path) -> list[list[str]]:
+    """The ids of every renumber event in the events log."""
+    return [e["ids"] for e in support.events(root) if e["op"] == "renumber"]
+
+
+def write_legacy(root: Path, *items: tuple[str, str, str, str]) -> None:
+    """Write by hand, and commit, entries with legacy per-day ids (category, id, content, extra
+    YAML lines) and their remember events, as an older loa-mem that numbered ids per day did.
+    New ids are random and no longer meet on two branches, so this is how a test builds the
+    legacy collision that the merge driver still renumbers. The events name the branch as their
+    actor, as two clones writing them would differ."""
+    actor = "user:" + git(root, "rev-parse", "--abbrev-ref", "HEAD").strip()
+    texts: dict[str, str] = {}
+    lines = []
+    for category, memory_id, content, extra in items:
+        confidence = dict(CATEGORIES)[category]
+        texts[category] = texts.get(category, "") + (
+            f"- id: {memory_id}\n  category: {category}\n  content: {json.dumps(content)}\n"
+            f"  confidence: {confidence}\n"
+            f"  source: {{session_id: s-old, timestamp: {FIXED_NOW}}}\n"
+            f"  ttl: permanent\n  expires_at: null\n{extra}")
+        lines.append(json.dumps({"op": "remember", "ids": [memory_id], "time": FIXED_NOW,
+                                 "actor": actor, "reason": None, "category": category}))
+    for category, text in texts.items():
+        path = support.grimoire(root, category)
+        path.write_text(path.read_text(encoding="utf-8") + text, encoding="utf-8")
+    log = root / MEMORY / "events.jsonl"
+    log.write_text(log.read_text(encoding="utf-8") + "".join(f"{line}\n" for line in lines),
+                   encoding="utf-8")
+    git(root, "add", MEMORY)
+    git(root, "commit", "-q", "-m", f"{len(items)} entries with legacy ids")
+
+
 def merge(root: Path, branch: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["git", "merge", "--no-edit", branch], cwd=root, capture_output=True,
                           text=True, check=False)
@@ -41,23 +76,58 @@ def back(root: Path) -> None:
 
 
 def test_two_branches_of_100_entries_merge_into_200_valid_ones(cli: Cli, store: Path) -> None:
-    def remember_many(label: str) -> None:
+    def remember_many(label: str) -> list[str]:
+        made = []
         for n in range(100):
             category, confidence = CATEGORIES[n % len(CATEGORIES)]
-            cli.ok("remember", f"{label} note {n}: the cache key includes the locale",
-                   "-c", category, "--confidence", confidence, "-t", label, "--no-commit")
+            made.append(support.remember(
+                cli, f"{label} note {n}: the cache key includes the locale", category,
+                "--confidence", confidence, "-t", label, "--no-commit"))
         cli.ok("commit")
+        return made
 
     branch(store, "side")
-    remember_many("side")
+    side = remember_many("side")
     back(store)
-    remember_many("main")
+    main = remember_many("main")
     outcome = merge(store, "side")
     assert outcome.returncode == 0, outcome.stdout + outcome.stderr
     ids = all_ids(store)
     assert len(ids) == 200
     assert len(set(ids)) == 200
-    assert sorted(ids)[-1] == "MEM-20260201-200"
+    # Ids minted on two branches no longer collide: nothing is renumbered, each entry is there
+    # once under the id its branch gave it.
+    assert sorted(ids) == sorted(side + main)
+    for memory_id in ids:
+        support.assert_new_id(memory_id)
+    assert renumbers(store) == []
+    report = cli("validate", "--json")
+    assert report.code == 0, report.stdout
+    assert report.json()["problems"] == []
+    assert git(store, "status", "--porcelain") == ""
+    recalled = cli.ok("recall", "side note", "--limit", "200", "--json").json()["results"]
+    assert len([r for r in recalled if r["content"].startswith("side note")]) == 100
+
+
+def test_two_branches_of_100_legacy_entries_renumber_into_200_valid_ones(cli: Cli,
+                                                                         store: Path) -> None:
+    def legacy_many(label: str) -> None:
+        write_legacy(store, *((CATEGORIES[n % len(CATEGORIES)][0], f"MEM-20260201-{n + 1:03d}",
+                               f"{label} note {n}: the cache key includes the locale",
+                               f"  tags: [{label}]\n") for n in range(100)))
+
+    branch(store, "side")
+    legacy_many("side")
+    back(store)
+    legacy_many("main")
+    outcome = merge(store, "side")
+    assert outcome.returncode == 0, outcome.stdout + outcome.stderr
+    ids = all_ids(store)
+    assert len(ids) == 200
+    assert len(set(ids)) == 200
+    # Legacy collisions are renumbered within the legacy form: the next free sequences.
+    assert sorted(ids, key=model.id_order) == [f"MEM-20260201-{n:03d}" for n in range(1, 201)]
+    assert len(renumbers(store)) == 100
     report = cli("validate", "--json")
     assert report.code == 0, report.stdout
     assert report.json()["problems"] == []
@@ -68,72 +138,91 @@ def test_two_branches_of_100_entries_merge_into_200_valid_ones(cli: Cli, store: 
 
 def test_references_to_a_renumbered_id_follow_it(cli: Cli, store: Path) -> None:
     branch(store, "side")
-    cli.ok("remember", "Builds run on the CI image", "-c", "fact")
-    cli.ok("supersede", "MEM-20260201-001", "Builds run on the new CI image")
+    write_legacy(store, ("fact", "MEM-20260201-001", "Builds run on the CI image", ""))
+    newer = cli.ok("supersede", "MEM-20260201-001", "Builds run on the new CI image",
+                   "--json").json()["id"]
     back(store)
-    cli.ok("remember", "The API speaks JSON", "-c", "fact")
+    write_legacy(store, ("fact", "MEM-20260201-001", "The API speaks JSON", ""))
     assert merge(store, "side").returncode == 0
     facts = {e["content"]: e for e in entries(store, "facts.yaml")}
     old = facts["Builds run on the CI image"]
     new = facts["Builds run on the new CI image"]
     assert facts["The API speaks JSON"]["id"] == "MEM-20260201-001"
-    assert old["id"] == "MEM-20260201-003"
+    assert old["id"] == "MEM-20260201-002"
+    assert new["id"] == newer
     assert old["superseded_by"] == new["id"]
-    assert new["supersedes"] == "MEM-20260201-003"
+    assert new["supersedes"] == "MEM-20260201-002"
     assert cli("validate").code == 0
-    log = (store / MEMORY / "events.jsonl").read_text()
-    assert '"op": "renumber", "ids": ["MEM-20260201-003", "MEM-20260201-001"]' in log
+    assert renumbers(store) == [["MEM-20260201-002", "MEM-20260201-001"]]
+
+
+def test_branches_that_remember_normally_never_renumber(cli: Cli, store: Path) -> None:
+    branch(store, "side")
+    old = support.remember(cli, "Builds run on the CI image", "fact")
+    new = cli.ok("supersede", old, "Builds run on the new CI image", "--json").json()["id"]
+    back(store)
+    other = support.remember(cli, "The API speaks JSON", "fact")
+    assert merge(store, "side").returncode == 0
+    facts = {e["content"]: e for e in entries(store, "facts.yaml")}
+    assert facts["The API speaks JSON"]["id"] == other
+    assert facts["Builds run on the CI image"]["id"] == old
+    assert facts["Builds run on the CI image"]["superseded_by"] == new
+    assert facts["Builds run on the new CI image"]["supersedes"] == old
+    assert sorted(all_ids(store)) == sorted([old, new, other])
+    assert renumbers(store) == []
+    assert cli("validate").code == 0
 
 
 def test_field_changes_on_both_sides_merge_by_rule(cli: Cli, store: Path) -> None:
-    cli.ok("remember", "Retries use exponential backoff", "-c", "learning", "-t", "retries")
+    first = support.remember(cli, "Retries use exponential backoff", "learning", "-t", "retries")
     branch(store, "side")
-    cli.ok("feedback", "MEM-20260201-001", "--success", now="2026-02-03T09:00:00Z")
+    cli.ok("feedback", first, "--success", now="2026-02-03T09:00:00Z")
     back(store)
-    cli.ok("supersede", "MEM-20260201-001", "Retries use backoff with jitter",
-           now="2026-02-02T09:00:00Z")
+    newer = cli.ok("supersede", first, "Retries use backoff with jitter", "--json",
+                   now="2026-02-02T09:00:00Z").json()["id"]
+    support.assert_new_id(newer, "20260202")
     assert merge(store, "side").returncode == 0
-    old = next(e for e in entries(store, "learnings.yaml") if e["id"] == "MEM-20260201-001")
-    assert old["superseded_by"] == "MEM-20260202-001"
+    old = next(e for e in entries(store, "learnings.yaml") if e["id"] == first)
+    assert old["superseded_by"] == newer
     assert old["effectiveness"]["successes"] == 1  # type: ignore[index]
     assert cli("validate").code == 0
 
 
 def test_archive_wins_over_a_change_on_the_other_branch(cli: Cli, store: Path) -> None:
-    cli.ok("remember", "Port 8080 is taken by the proxy", "-c", "fact")
+    first = support.remember(cli, "Port 8080 is taken by the proxy", "fact")
     branch(store, "side")
-    cli.ok("feedback", "MEM-20260201-001", "--failure")
+    cli.ok("feedback", first, "--failure")
     back(store)
-    cli.ok("archive", "MEM-20260201-001", "--reason", "manual")
+    cli.ok("archive", first, "--reason", "manual")
     assert merge(store, "side").returncode == 0
     assert entries(store, "facts.yaml") == []
-    assert [e["id"] for e in entries(store, "archive/facts.yaml")] == ["MEM-20260201-001"]
+    assert [e["id"] for e in entries(store, "archive/facts.yaml")] == [first]
     assert cli("validate").code == 0
 
 
 def test_comments_from_both_branches_survive(cli: Cli, store: Path) -> None:
-    cli.ok("remember", "The docs live in docs/", "-c", "fact")
+    first = support.remember(cli, "The docs live in docs/", "fact")
     facts = store / MEMORY / "facts.yaml"
     branch(store, "side")
     facts.write_text(facts.read_text() + "# side: more facts below\n")
     git(store, "commit", "-qam", "side comment")
-    cli.ok("remember", "Side fact about releases", "-c", "fact")
+    side = support.remember(cli, "Side fact about releases", "fact")
     back(store)
     text = facts.read_text().replace("- id:", "# main: checked on Monday\n- id:", 1)
     facts.write_text(text)
     git(store, "commit", "-qam", "main comment")
-    cli.ok("remember", "Main fact about tests", "-c", "fact")
+    main = support.remember(cli, "Main fact about tests", "fact")
     assert merge(store, "side").returncode == 0
     merged = facts.read_text()
-    assert "# main: checked on Monday\n- id: MEM-20260201-001" in merged
+    assert f"# main: checked on Monday\n- id: {first}" in merged
     assert "# side: more facts below" in merged
     assert merged.startswith("# Loa memory: facts.")
-    assert len(entries(store, "facts.yaml")) == 3
+    assert sorted(e["id"] for e in entries(store, "facts.yaml")) == sorted([first, side, main])
     assert cli("validate").code == 0
 
 
 def test_a_real_conflict_leaves_markers_and_stops_the_merge(cli: Cli, store: Path) -> None:
-    cli.ok("remember", "The queue is RabbitMQ", "-c", "fact")
+    first = support.remember(cli, "The queue is RabbitMQ", "fact")
     facts = store / MEMORY / "facts.yaml"
     branch(store, "side")
     facts.write_text(facts.read_text().replace("ttl: permanent", "ttl: 30d\n  # side"))
@@ -145,19 +234,19 @@ def test_a_real_conflict_leaves_markers_and_stops_the_merge(cli: Cli, store: Pat
     assert outcome.returncode == 1
     assert "CONFLICT" in outcome.stdout
     text = facts.read_text()
-    assert "<<<<<<< ours\n- id: MEM-20260201-001" in text
-    assert "=======\n- id: MEM-20260201-001" in text
+    assert f"<<<<<<< ours\n- id: {first}" in text
+    assert f"=======\n- id: {first}" in text
     assert ">>>>>>> side\n" in text
     assert "ttl: 60d" in text and "ttl: 30d" in text
 
 
 def test_ids_in_files_only_one_branch_changed_are_repaired(cli: Cli, store: Path) -> None:
     branch(store, "side")
-    cli.ok("remember", "Use SQLite for the index", "-c", "decision", "--confidence", "0.95")
-    cli.ok("remember", "Keep the index outside git", "-c", "decision", "--confidence", "0.95",
-           "--related", "MEM-20260201-001")
+    write_legacy(store, ("decision", "MEM-20260201-001", "Use SQLite for the index", ""),
+                 ("decision", "MEM-20260201-002", "Keep the index outside git",
+                  "  related_memories: [MEM-20260201-001]\n"))
     back(store)
-    cli.ok("remember", "The index lives in .git/loa-mem", "-c", "fact")
+    write_legacy(store, ("fact", "MEM-20260201-001", "The index lives in .git/loa-mem", ""))
     outcome = merge(store, "side")
     assert outcome.returncode == 1
     assert "MEM-20260201-001 created on both branches" in outcome.stdout

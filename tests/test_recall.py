@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from loa_mem import model
 from tests import support
 from tests.conftest import Cli
 
@@ -46,7 +47,8 @@ def test_the_tier_moves_an_entry_and_ties_break_by_id(cli: Cli) -> None:
     cli.ok("feedback", old, "--success")  # high tier: .74 + .1 = .84, the same as `new`
     hits = results(cli, "--explain")
 
-    assert [h["id"] for h in hits] == [old, new]  # MEM-20260102-001 < MEM-20260201-001
+    assert [h["id"] for h in hits] == [old, new]  # the id of 2026-01-02 sorts first
+    assert sorted([old, new], key=model.id_order) == [old, new]
     assert hits[0]["score"] == hits[1]["score"] == pytest.approx(0.84)
     assert hits[0]["explain"]["tier"] == 0.1
     assert hits[0]["tier"] == "high"
@@ -81,7 +83,7 @@ def test_identical_entries_come_in_id_order_every_time(cli: Cli) -> None:
     first = cli.ok("recall")
     second = cli.ok("recall")
 
-    assert ids(cli) == sorted(made)
+    assert ids(cli) == sorted(made, key=model.id_order)
     assert first.stdout == second.stdout
 
 
@@ -118,6 +120,7 @@ def test_a_query_word_matches_as_a_prefix(cli: Cli) -> None:
 
 def test_limit_and_the_configured_maximum(cli: Cli, store: Path) -> None:
     made = [support.remember(cli, f"Fact number {n}.", "fact") for n in range(12)]
+    made.sort(key=model.id_order)  # they all score the same, so they come in id order
 
     assert ids(cli) == made[:10]  # retrieval.max_per_query
     assert ids(cli, "--limit", "3") == made[:3]
@@ -134,7 +137,8 @@ def test_category_filter(cli: Cli) -> None:
     learning = support.remember(cli, "Bazel caches need a key.", "learning")
 
     assert ids(cli, "bazel", "-c", "fact") == [fact]
-    assert sorted(ids(cli, "bazel", "-c", "decision", "-c", "learning")) == [decision, learning]
+    assert sorted(ids(cli, "bazel", "-c", "decision", "-c", "learning")) == sorted(
+        [decision, learning])
     outcome = cli("recall", "-c", "note")
     assert outcome.code == 1
     assert "category" in outcome.stderr
@@ -145,7 +149,7 @@ def test_tag_filter_matches_whole_tags_and_all_of_them(cli: Cli) -> None:
     only_db = support.remember(cli, "Back up nightly.", "fact", "-t", "db")
     support.remember(cli, "Migrations run in CI.", "fact", "-t", "db-migrations")
 
-    assert ids(cli, "-t", "db") == [both, only_db]
+    assert ids(cli, "-t", "db") == sorted([both, only_db], key=model.id_order)  # a tie
     assert ids(cli, "-t", "db", "-t", "perf") == [both]
     assert ids(cli, "-t", "d") == []
 
@@ -162,8 +166,8 @@ def test_min_confidence(cli: Cli) -> None:
 def test_include_flags_bring_back_each_kind_of_retired_entry(cli: Cli) -> None:
     active = support.remember(cli, "Deploys go through Argo.", "fact")
     old = support.remember(cli, "Deploys go through Jenkins.", "fact")
-    cli.ok("supersede", old, "Deploys went through Jenkins until 2025.")
-    newer = "MEM-20260201-003"
+    newer = cli.ok("supersede", old, "Deploys went through Jenkins until 2025.",
+                   "--json").json()["id"]
     archived = support.remember(cli, "Deploys need a ticket.", "fact")
     cli.ok("archive", archived)
     expired = support.remember(cli, "Deploys failed on the 3rd: disk full.", "error",

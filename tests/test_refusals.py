@@ -278,16 +278,21 @@ def test_a_grimoire_that_does_not_parse_stops_every_write(cli: Cli, store: Path,
 
 
 def test_a_broken_grimoire_is_reported_by_read_commands_too(cli: Cli, store: Path) -> None:
-    support.remember(cli, "A fact before the damage.", "fact")
+    memory_id = support.remember(cli, "A fact before the damage.", "fact")
     facts = support.grimoire(store, "fact")
     facts.write_text(facts.read_text(encoding="utf-8") + "- id: [oops\n", encoding="utf-8")
 
-    for args in (("recall",), ("status",), ("show", "MEM-20260201-001")):
+    for args in (("recall",), ("status",), ("show", memory_id)):
         message = refuse(cli, store, *args)
         assert "facts.yaml:" in message, args
 
 
-def test_a_refusal_does_not_use_up_an_id(cli: Cli, store: Path) -> None:
+def test_a_refusal_does_not_mint_an_id(cli: Cli, store: Path) -> None:
+    events = len(support.events(store))
     refuse(cli, store, "remember", "mail jane.doe@example.com", "-c", "fact")
 
-    assert support.remember(cli, "A clean fact.", "fact") == "MEM-20260201-001"
+    assert support.all_ids(store) == []
+    assert len(support.events(store)) == events
+    memory_id = support.assert_new_id(support.remember(cli, "A clean fact.", "fact"))
+    assert support.all_ids(store) == [memory_id]
+    assert [e["ids"] for e in support.events(store)[events:]] == [[memory_id]]

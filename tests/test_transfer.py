@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from loa_mem import model
+from tests import support
 from tests.conftest import Cli, git
 
 CLAUDE_MD = """\
@@ -37,18 +39,22 @@ def head(root: Path) -> str:
     return git(root, "rev-parse", "HEAD").strip()
 
 
-def fill(cli: Cli) -> None:
-    cli.ok("remember", "The API speaks JSON over HTTP", "-c", "fact", "-t", "api")
-    cli.ok("remember", "Use SQLite for the index", "-c", "decision", "--confidence", "0.95")
-    cli.ok("supersede", "MEM-20260201-001", "The API speaks JSON and msgpack", "-t", "api")
-    cli.ok("feedback", "MEM-20260201-002", "--success")
-    cli.ok("remember", "Flaky test: the clock mock leaks", "-c", "error", "--related",
-           "MEM-20260201-003")
-    cli.ok("archive", "MEM-20260201-002", "--reason", "manual")
+def fill(cli: Cli) -> dict[str, str]:
+    """Four entries: a fact, an archived decision, the fact that supersedes the first, and an
+    error related to it; their ids by those names."""
+    fact = support.remember(cli, "The API speaks JSON over HTTP", "fact", "-t", "api")
+    decision = support.remember(cli, "Use SQLite for the index", "decision", "--confidence",
+                                "0.95")
+    newer = cli.ok("supersede", fact, "The API speaks JSON and msgpack", "-t", "api",
+                   "--json").json()["id"]
+    cli.ok("feedback", decision, "--success")
+    error = support.remember(cli, "Flaky test: the clock mock leaks", "error", "--related", newer)
+    cli.ok("archive", decision, "--reason", "manual")
+    return {"fact": fact, "decision": decision, "newer": newer, "error": error}
 
 
 def test_jsonl_round_trip_is_lossless(cli: Cli, tmp_path: Path) -> None:
-    fill(cli)
+    ids = fill(cli)
     exported = cli.ok("export").stdout
     assert len(exported.splitlines()) == 4
     other = tmp_path / "other"
@@ -58,10 +64,11 @@ def test_jsonl_round_trip_is_lossless(cli: Cli, tmp_path: Path) -> None:
     before = head(other)
     result = target.ok("import", str(tmp_path / "all.jsonl"), "--json").json()
     assert result["imported"] == 4 and result["renumbered"] == {}
+    assert sorted(result["ids"]) == sorted(ids.values())
     assert git(other, "rev-list", "--count", f"{before}..HEAD").strip() == "1"
     assert target.ok("export").stdout == exported
     assert target("validate").code == 0
-    assert target.ok("show", "MEM-20260201-002", "--json").json()["state"] == "archived"
+    assert target.ok("show", ids["decision"], "--json").json()["state"] == "archived"
 
 
 def test_a_second_import_writes_nothing(cli: Cli, tmp_path: Path) -> None:
@@ -75,17 +82,52 @@ def test_a_second_import_writes_nothing(cli: Cli, tmp_path: Path) -> None:
 
 def test_ids_taken_in_the_target_are_renumbered_with_their_links(cli: Cli, tmp_path: Path
                                                                   ) -> None:
-    fill(cli)
+    ids = fill(cli)
     dump = tmp_path / "all.jsonl"
     dump.write_text(cli.ok("export").stdout)
     other = tmp_path / "other"
     target = Cli(other)
     target.ok("init", "--root", str(other))
-    target.ok("remember", "Something else entirely", "-c", "fact")
+    # Fresh ids no longer meet by chance: the target holds, written by hand, an entry that
+    # already uses the id of the first fact of the dump.
+    facts = other / support.MEMORY / "facts.yaml"
+    facts.write_text(facts.read_text(encoding="utf-8") + (
+        f"- id: {ids['fact']}\n  category: fact\n  content: Something else entirely\n"
+        "  confidence: 0.8\n  source: {session_id: s, timestamp: 2026-02-01T09:00:00Z}\n"
+        "  ttl: permanent\n  expires_at: null\n"), encoding="utf-8")
+    git(other, "commit", "-q", "-m", "hand-written fact", "--", str(facts))
     result = target.ok("import", str(dump), "--json").json()
-    assert result["renumbered"]["MEM-20260201-001"] == "MEM-20260201-005"
-    chain = target.ok("show", "MEM-20260201-005", "--json").json()["chain"]
-    assert len(chain) == 2
+    assert list(result["renumbered"]) == [ids["fact"]]
+    moved = support.assert_new_id(result["renumbered"][ids["fact"]])
+    assert moved != ids["fact"]
+    assert target.ok("show", ids["fact"], "--json").json()["entry"]["content"] == (
+        "Something else entirely")
+    chain = target.ok("show", moved, "--json").json()["chain"]
+    assert chain == [moved, ids["newer"]]
+    assert support.entry(other, ids["newer"])["supersedes"] == moved
+    assert target("validate").code == 0
+
+
+def test_legacy_ids_are_kept_on_import_and_new_entries_get_new_ones(cli: Cli, tmp_path: Path
+                                                                     ) -> None:
+    ids = fill(cli)
+    legacy = {memory_id: f"MEM-20260201-{n:03d}" for n, memory_id in
+              enumerate(sorted(ids.values(), key=model.id_order), start=1)}
+    exported = cli.ok("export").stdout
+    for memory_id, old in legacy.items():
+        exported = exported.replace(memory_id, old)
+    dump = tmp_path / "legacy.jsonl"
+    dump.write_text(exported)
+    other = tmp_path / "other"
+    target = Cli(other)
+    target.ok("init", "--root", str(other))
+    result = target.ok("import", str(dump), "--json").json()
+    assert result["renumbered"] == {}
+    assert sorted(result["ids"]) == sorted(legacy.values())
+    newer = legacy[ids["newer"]]
+    assert target.ok("show", newer, "--json").json()["chain"] == [legacy[ids["fact"]], newer]
+    added = support.assert_new_id(support.remember(target, "A fact after the import", "fact"))
+    assert sorted(support.all_ids(other)) == sorted([*legacy.values(), added])
     assert target("validate").code == 0
 
 
@@ -160,8 +202,11 @@ def test_mdan_sidecars_both_ways(cli: Cli, tmp_path: Path) -> None:
     ]}
     source = tmp_path / "winston.sidecar.json"
     source.write_text(json.dumps(sidecar))
-    assert cli.ok("import", str(source), "--json").json()["imported"] == 3
-    shown = cli.ok("show", "MEM-20260130-001", "--json").json()["entry"]
+    result = cli.ok("import", str(source), "--json").json()
+    assert result["imported"] == 3
+    [shown] = [e for e in (cli.ok("show", i, "--json").json()["entry"] for i in result["ids"])
+               if e["content"] == "Use event sourcing for orders"]
+    support.assert_new_id(shown["id"], "20260130")
     assert shown["category"] == "decision"
     assert shown["source"]["agent"] == "Winston"
     assert shown["source"]["timestamp"] == "2026-01-30T00:00:00Z"
@@ -189,7 +234,9 @@ def test_many_entries_in_one_import_get_distinct_ids(cli: Cli, tmp_path: Path) -
     source.write_text("## Learnings\n" + "".join(f"- Lesson number {n}\n" for n in range(250)))
     result = cli.ok("import", str(source), "--json").json()
     assert len(set(result["ids"])) == 250
-    assert result["ids"][-1] == "MEM-20260201-250"
+    for memory_id in result["ids"]:
+        support.assert_new_id(memory_id)
+    assert sorted(support.all_ids(cli.root)) == sorted(result["ids"])
     assert cli("validate").code == 0
 
 
