@@ -125,7 +125,8 @@ class Staged:
                 if text is None:
                     (self.top / rel_path).unlink(missing_ok=True)
                 else:
-                    os.replace(self.temporaries.pop(rel_path), self.top / rel_path)
+                    os.replace(self.temporaries[rel_path], self.top / rel_path)
+                    del self.temporaries[rel_path]
                 done.append(rel_path)
         except OSError as failure:
             failed = self.roll_back(done)

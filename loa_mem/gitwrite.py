@@ -100,18 +100,19 @@ def _git(top: Path, args: list[str], stdin: bytes | None = None,
     result = subprocess.run(["git", *args], cwd=top, env=env, input=stdin,
                             capture_output=True, check=False)
     if result.returncode != 0:
-        detail = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitFailed(f"git {args[0]} failed: {detail[-1] if detail else result.returncode}",
-                        _hint(detail[-1] if detail else ""))
+        lines = result.stderr.decode("utf-8", "replace").strip().split("\n")
+        detail = next((line for line in lines if line.startswith(("fatal:", "error:"))),
+                      lines[-1]).removeprefix("fatal: ").removeprefix("error: ")
+        raise GitFailed(f"git {args[0]} failed: {detail or result.returncode}", _hint(detail))
     return result.stdout
 
 
 def _hint(detail: str) -> str:
-    if "index.lock" in detail:
-        return "another git command is running here; retry when it ends"
+    if ".lock" in detail:
+        return "another git command is running here; retry when it ends; nothing was changed"
     if "tell me who you are" in detail.lower() or "user.email" in detail:
         return "set an identity: git config user.name NAME; git config user.email ADDRESS"
-    return "nothing was committed and the files are as they were; fix git and retry"
+    return "retry when git works again; nothing was changed"
 
 
 def _head(top: Path) -> str | None:

@@ -364,13 +364,14 @@ def test_a_failed_commit_puts_the_files_back(cli: Cli, store: Path,
     """A full disk or a busy git fails the commit after the files were replaced: nothing may
     be left half done (files written but not committed)."""
     before = Unchanged(store)
-    (store / ".git/index.lock").write_text("", encoding="utf-8")  # as another git would
+    lock = store / ".git/refs/heads/main.lock"  # another git moving the branch
+    lock.write_text("", encoding="utf-8")
     try:
         line = support.one_line_error(cli("forget", filled["fact"], "--reason", "gone"))
     finally:
-        (store / ".git/index.lock").unlink()
+        lock.unlink()
 
-    assert line.startswith("loa-mem: git: git commit failed: ")
+    assert line.startswith("loa-mem: git: git update-ref failed: ")
     assert line.endswith("; nothing was changed")
     before.check()
     cli.ok("forget", filled["fact"], "--reason", "gone")

@@ -260,18 +260,20 @@ def test_ids_in_files_only_one_branch_changed_are_repaired(cli: Cli, store: Path
     assert cli("validate").code == 0
 
 
-def test_repair_without_a_merge_says_so(cli: Cli) -> None:
-    outcome = cli("merge-driver", "--repair")
-    assert outcome.code == 1
-    assert "no merge is in progress" in outcome.stderr
+def test_repair_with_nothing_to_repair_says_so(cli: Cli) -> None:
+    for args in (("merge-driver", "--repair"), ("repair",)):
+        outcome = cli(*args)
+        assert outcome.code == 1
+        assert "nothing to repair" in outcome.stderr
 
 
 def test_init_registers_the_driver_once(cli: Cli, store: Path) -> None:
     attributes = (store / ".gitattributes").read_text()
     assert f"{MEMORY}/facts.yaml merge=loa-mem" in attributes
-    assert f"{MEMORY}/events.jsonl merge=loa-mem" in attributes
+    assert f"{MEMORY}/events.jsonl merge=loa-mem-log" in attributes
     driver = git(store, "config", "--get", "merge.loa-mem.driver")
-    assert driver.strip().endswith("merge-driver %O %A %B %P")
+    assert "exec loa-mem merge-driver %O %A %B %P" in driver  # by name, never a venv's path
+    assert "else git merge-file" in driver
     head = git(store, "rev-parse", "HEAD")
     again = cli.ok("init", "--json").json()
     assert again["created"] == []

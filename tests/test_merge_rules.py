@@ -18,9 +18,19 @@ BASE: dict[str, Any] = {"id": "MEM-20260201-001", "category": "fact", "content":
     ({"superseded_by": "MEM-20260201-002"}, {"confidence": 0.95}, "theirs",
      {"superseded_by": "MEM-20260201-002", "confidence": 0.95}),
     ({"tags": ["a", "c"]}, {"tags": ["b", "d"]}, "theirs", {"tags": ["c", "d"]}),
+    # counts add up: each side's applications count, whichever applied last
     ({"effectiveness": {"applications": 2, "last_applied": "2026-02-03T00:00:00Z"}},
      {"effectiveness": {"applications": 1, "last_applied": "2026-02-02T00:00:00Z"}}, "theirs",
-     {"effectiveness": {"applications": 2, "last_applied": "2026-02-03T00:00:00Z"}}),
+     {"effectiveness": {"applications": 3, "last_applied": "2026-02-03T00:00:00Z"}}),
+    ({"effectiveness": {"applications": 3, "successes": 2, "failures": 0, "score": 67,
+                        "last_applied": "2026-02-02T00:00:00Z"}},
+     {"effectiveness": {"applications": 3, "successes": 1, "failures": 1, "score": 33,
+                        "last_applied": "2026-02-03T00:00:00Z"}}, "ours",
+     {"effectiveness": {"applications": 5, "successes": 2, "failures": 1, "score": 40,
+                        "last_applied": "2026-02-03T00:00:00Z"}}),
+    # both sides superseded the entry: the smaller id stands, the other is a fork for validate
+    ({"superseded_by": "MEM-20260201-003"}, {"superseded_by": "MEM-20260201-002"}, "ours",
+     {"superseded_by": "MEM-20260201-002"}),
     ({"archived": True, "archived_at": "2026-02-05T00:00:00Z", "archive_reason": "manual"},
      {"archived": True, "archived_at": "2026-02-04T00:00:00Z", "archive_reason": "expired"},
      "ours", {"archived": True, "archived_at": "2026-02-04T00:00:00Z",
@@ -29,13 +39,15 @@ BASE: dict[str, Any] = {"id": "MEM-20260201-001", "category": "fact", "content":
 def test_rules_settle_fields_changed_on_both_sides(ours: dict[str, Any], theirs: dict[str, Any],
                                                     later: str,
                                                     expected: dict[str, Any]) -> None:
-    merged = merge_fields(BASE, {**BASE, **ours}, {**BASE, **theirs}, later)
-    assert merged == {**BASE, **expected}
+    base = {**BASE, "effectiveness": {"applications": 1, "successes": 1, "failures": 0,
+                                      "score": 100, "last_applied": "2026-02-01T00:00:00Z"}} if (
+        "successes" in str(ours)) else BASE
+    merged = merge_fields(base, {**base, **ours}, {**base, **theirs}, later)
+    assert merged == {**base, **expected}
 
 
 @pytest.mark.parametrize(("ours", "theirs"), [
     ({"content": "y"}, {"content": "z"}),
-    ({"superseded_by": "MEM-20260201-002"}, {"superseded_by": "MEM-20260201-003"}),
     ({"ttl": "30d"}, {"ttl": "60d"}),
 ])
 def test_changes_no_rule_settles_are_conflicts(ours: dict[str, Any],

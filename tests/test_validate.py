@@ -161,7 +161,8 @@ def test_chains_must_agree_both_ways(cli: Cli, store: Path) -> None:
 
     assert [(p["line"], p["rule"], p["id"]) for p in problems] == [
         (10, "chain", "MEM-20260101-001")]
-    assert "MEM-20260101-002 has supersedes: None" in problems[0]["message"]
+    assert "MEM-20260101-002 has no supersedes" in problems[0]["message"]
+    assert "loa-mem repair" in problems[0]["message"]
 
 
 def test_supersedes_must_point_back_too(cli: Cli, store: Path) -> None:
@@ -193,11 +194,25 @@ def test_archive_entries_must_be_marked_archived(cli: Cli, store: Path) -> None:
 def test_warnings_alone_exit_0(cli: Cli, store: Path) -> None:
     _append(store, FACTS, _entry("MEM-20260101-001",
                                  extra="  related_memories: [MEM-20250101-001]\n"))
+    with (store / support.MEMORY / "events.jsonl").open("a", encoding="utf-8") as log:
+        log.write('{"op": "forget", "ids": ["MEM-20250101-001"], "time": "2026-01-01T00:00:00Z", '
+                  '"actor": "user:x", "reason": "wrong"}\n')
     outcome = cli("validate", "--json")
 
     assert outcome.code == 0
     [problem] = outcome.json()["problems"]
     assert (problem["severity"], problem["rule"], problem["line"]) == ("warning", "related", 10)
+    assert "forgotten" in problem["message"]
+
+
+def test_a_related_memory_that_exists_nowhere_is_an_error(cli: Cli, store: Path) -> None:
+    _append(store, FACTS, _entry("MEM-20260101-001",
+                                 extra="  related_memories: [MEM-20250101-001]\n"))
+    outcome = cli("validate", "--json")
+
+    assert outcome.code == 1
+    [problem] = outcome.json()["problems"]
+    assert (problem["severity"], problem["rule"], problem["line"]) == ("error", "related", 10)
 
 
 def test_validate_paths_limits_the_report(cli: Cli, store: Path) -> None:
