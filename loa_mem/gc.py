@@ -324,7 +324,7 @@ def _run(store: Any, txn: Any, trigger: str, budget: int | None, actor: str,
 def gc(store: Any, trigger: str = "explicit", budget: int | None = None, dry_run: bool = False,
        actor: str = "user:unknown", commit: bool = True) -> GcResult:
     if trigger not in TRIGGERS:
-        raise Refused(f"unknown trigger {trigger!r}", f"use one of: {', '.join(TRIGGERS)}")
+        raise Refused("unknown --trigger", f"use one of: {', '.join(TRIGGERS)}")
     if budget is not None and budget < 1:
         raise Refused(f"budget {budget} is not a positive number of tokens", "pass --budget N")
     if dry_run:

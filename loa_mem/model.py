@@ -58,7 +58,8 @@ def format_id(day: str, sequence: int) -> str:
 def split_id(memory_id: str) -> tuple[str, int]:
     match = ID_PATTERN.match(memory_id)
     if not match:
-        raise Refused(f"{memory_id!r} is not a memory id", "ids look like MEM-20260201-001")
+        raise Refused("a memory id given is not well-formed",
+                      "ids look like MEM-20260201-001; see `loa-mem recall` for the ids kept")
     return match.group(1), int(match.group(2))
 
 
@@ -70,7 +71,7 @@ def check_id(memory_id: str) -> str:
 def ttl_days(ttl: str) -> int | None:
     """Days of a TTL, or None when permanent."""
     if not TTL_PATTERN.match(ttl):
-        raise Refused(f"ttl {ttl!r} is not valid", "use Nd (for example 30d) or permanent")
+        raise Refused("the ttl (--ttl) is not valid", "use Nd (for example 30d) or permanent")
     return None if ttl == "permanent" else int(ttl[:-1])
 
 
@@ -129,7 +130,7 @@ def check_content(content: str) -> str:
 
 def check_category(category: str) -> str:
     if category not in CATEGORIES:
-        raise Refused(f"unknown category {category!r}", f"use one of: {', '.join(CATEGORIES)}")
+        raise Refused("unknown category (-c)", f"use one of: {', '.join(CATEGORIES)}")
     return category
 
 
@@ -150,7 +151,7 @@ def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule,
         if value:
             source[key] = value
     if request.line_range and not LINES_PATTERN.match(request.line_range):
-        raise Refused(f"line range {request.line_range!r} is not valid",
+        raise Refused("the line range (--lines) is not valid",
                       "use A-B, for example 10-24")
     entry: dict[str, Any] = {
         "id": memory_id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from typing import Annotated, Any
 
@@ -22,14 +23,39 @@ NoCommit = Annotated[bool, typer.Option(
     "--no-commit", help="Write the files but do not commit; `loa-mem commit` commits later.")]
 
 
-def _crash_log(error: BaseException) -> str:
+def _argv_shape(argv: list[str]) -> list[str]:
+    """The command line with every value replaced by its length: option names and the command
+    stay, so a report says what was run without what was typed."""
+    shape = []
+    for position, arg in enumerate(argv):
+        if arg.startswith("-") and not arg.startswith("---"):
+            name, equals, value = arg.partition("=")
+            shape.append(f"{name}=<{len(value)} chars>" if equals else name)
+        else:
+            shape.append(arg if position == 0 and arg.isidentifier() else f"<{len(arg)} chars>")
+    return shape
+
+
+def _withheld(text: str, argv: list[str]) -> str:
+    """`text` without any value the user passed and without anything the screen finds."""
+    from loa_mem.sensitive import scan
+
+    for arg in sorted({a.partition("=")[2] or a for a in argv}, key=len, reverse=True):
+        if len(arg) >= 3:
+            text = text.replace(arg, "<a value passed>")
+    found = scan(text)
+    return f"{text[:found[0].start]}<the rest is withheld>" if found else text
+
+
+def _crash_log(error: BaseException, argv: list[str]) -> str:
     import tempfile
     import traceback
 
     handle, path = tempfile.mkstemp(prefix="loa-mem-crash-", suffix=".log")
     with os.fdopen(handle, "w", encoding="utf-8") as log:
-        log.write(f"loa-mem {__version__}\nargv: {sys.argv!r}\n\n")
-        log.write("".join(traceback.format_exception(type(error), error, error.__traceback__)))
+        log.write(f"loa-mem {__version__}\nargv: {_argv_shape(argv)!r}\n\n")
+        log.write("".join(traceback.format_tb(error.__traceback__)))
+        log.write(_withheld(f"{type(error).__name__}: {error}", argv) + "\n")
     return path
 
 
@@ -37,6 +63,21 @@ def _is_usage_error(failure: BaseException) -> bool:
     """Click's own errors (usage, bad parameter) keep click's handling and exit code 2.
     Typer vendors click, so the class is matched by name rather than imported."""
     return any(cls.__name__ == "ClickException" for cls in type(failure).__mro__)
+
+
+_QUOTED_VALUE = re.compile(r"""^(?:'[^']*'|"[^"]*")""")
+
+
+def _without_values(failure: Any) -> None:
+    """Click quotes the value it could not use ("'x' is not a valid float") and lists extra
+    arguments; a value in the wrong place may be a secret, so the message names the option and
+    the problem only."""
+    message = str(getattr(failure, "message", ""))
+    if message.startswith("Got unexpected extra argument"):
+        failure.message = ("got unexpected extra arguments; quote a text that has spaces, or "
+                           "pass - and give it on stdin")
+    elif type(failure).__name__ == "BadParameter" or hasattr(failure, "param_hint"):
+        failure.message = _QUOTED_VALUE.sub("the value", message)
 
 
 class LoaGroup(TyperGroup):
@@ -52,22 +93,26 @@ class LoaGroup(TyperGroup):
             raise
         except OSError as failure:
             if failure.errno not in _THE_MACHINES_FAULT:
-                raise _internal(failure) from None
+                raise _internal(failure, ctx.meta.get(_ARGV, sys.argv[1:])) from None
             print_error(f"io: {failure.filename or 'a file'}: {failure.strerror}; free disk "
                         "space or fix the permissions, then retry")
             raise typer.Exit(EXIT_REFUSED) from None
         except Exception as failure:
             if _is_usage_error(failure):
+                _without_values(failure)
                 raise
-            raise _internal(failure) from None
+            raise _internal(failure, ctx.meta.get(_ARGV, sys.argv[1:])) from None
 
 
 # Errors of the disk or the permissions, not of loa-mem: the user can fix them.
 _THE_MACHINES_FAULT = {errno.ENOSPC, errno.EDQUOT, errno.EROFS, errno.EACCES, errno.EPERM}
 
 
-def _internal(failure: BaseException) -> typer.Exit:
-    path = _crash_log(failure)
+_ARGV = "loa_mem.argv"  # the command line as given, kept in the context tree's shared meta
+
+
+def _internal(failure: BaseException, argv: list[str]) -> typer.Exit:
+    path = _crash_log(failure, argv)
     print_error(f"unexpected error ({type(failure).__name__}); details in {path}; "
                 "please report it")
     return typer.Exit(EXIT_INTERNAL)
@@ -89,6 +134,10 @@ class RootGroup(LoaGroup):
     `python -m loa_mem.cli.catalog` and checked by a test) says which module holds each command
     and its one-line help, so `--help` and a single command build nothing else.
     """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_ARGV] = list(args)
+        return list(super().parse_args(ctx, args))
 
     def list_commands(self, ctx: Any) -> list[str]:
         from loa_mem.cli import catalog
