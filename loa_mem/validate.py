@@ -126,7 +126,9 @@ def _entry_rules(run: _Run, seen: _Seen, path: str) -> None:
                 "an archived entry outside the archive directory")
     if archived and not data.get("archive_reason"):
         run.add(seen, path, _line(seen, "archived"), "archive", "archived without archive_reason")
-    skip = {"id"}
+    # loa-mem's own values (ids, enums, times, counters) hold nothing a person typed
+    skip = {"id", "category", "confidence", "ttl", "expires_at", "supersedes", "superseded_by",
+            "related_memories", "effectiveness", "archived", "archived_at"}
     summary = data.get("summary")
     if isinstance(summary, str) and summary in str(data.get("content")):
         skip.add("summary")  # a summary cut from the content was scanned with it

@@ -15,6 +15,7 @@ import pytest
 from tests import secret_corpus, support
 from tests.conftest import Cli
 from tests.people_support import PrefCli, make_pcli
+from tests.test_refusals import nothing_written
 from tests.ws_support import write
 
 
@@ -93,13 +94,13 @@ def test_memory_ids_old_and_new_are_not_secrets(cli: Cli, store: Path, memory_id
 # -- every field that is written ----------------------------------------------------------
 def test_remember_refuses_a_secret_as_the_agent(cli: Cli, store: Path) -> None:
     secret = _token()
-    with _nothing_written(store):
+    with nothing_written(store):
         line = _refused(cli("remember", "A plain fact.", "-c", "fact", "--agent", secret), secret)
     assert "--agent" in line and "GitHub token" in line
 
 
 def test_loa_mem_actor_is_screened_before_the_events_log(cli: Cli, store: Path) -> None:
-    with _nothing_written(store):
+    with nothing_written(store):
         line = _refused(cli("remember", "A plain fact.", "-c", "fact",
                             env={"LOA_MEM_ACTOR": "jane.roe@example.org"}), "jane.roe")
     assert "LOA_MEM_ACTOR" in line and "e-mail address" in line
@@ -108,7 +109,7 @@ def test_loa_mem_actor_is_screened_before_the_events_log(cli: Cli, store: Path) 
 def test_advise_refuses_a_secret_in_why(cli: Cli, store: Path) -> None:
     write(store, "src/app.py", "print('hi')\n")
     secret = _token()
-    with _nothing_written(store):
+    with nothing_written(store):
         line = _refused(cli("advise", "--hot", "src/app.py", "--why", f"uses {secret}"), secret)
     assert "--why" in line
 
@@ -117,7 +118,7 @@ def test_advise_refuses_a_secret_in_why(cli: Cli, store: Path) -> None:
 def test_meta_set_refuses_a_secret_in_any_field(cli: Cli, store: Path, field: str) -> None:
     write(store, "notes/plan.md", "# Plan\n")
     secret = _token()
-    with _nothing_written(store):
+    with nothing_written(store):
         line = _refused(cli("meta", "notes/plan.md", "--set", f"{field}=key {secret}"), secret)
     assert f"--set {field}" in line
 
@@ -126,7 +127,7 @@ def test_meta_set_refuses_a_secret_in_any_field(cli: Cli, store: Path, field: st
 def test_trust_dissent_refuses_a_secret_in_round_and_cite(cli: Cli, store: Path,
                                                           option: str) -> None:
     secret = _token()
-    with _nothing_written(store):
+    with nothing_written(store):
         line = _refused(cli("trust", "dissent", "critic", "--text", "The plan has no rollback",
                             option, secret), secret)
     assert option in line
@@ -170,8 +171,9 @@ def test_pref_refuses_a_secret_in_context_and_session(pcli: PrefCli, args: tuple
     ("agent", "show", "{}"),
     ("gc", "--trigger", "{}"),
     ("trust", "dissent", "critic", "--text", "No rollback", "--cite", "x {} " * 5),
-], ids=lambda a: "-".join(a[:2]) if a[1].startswith("-") or a[1] == "{}" else "-".join(
-    x for x in a if x.startswith("-") and x != "--text")[:30] or a[0])
+], ids=["category", "ttl", "lines", "related", "confidence", "words-outside-quotes", "limit",
+        "show-id", "history-id", "forget-id", "archive-reason", "validate-format", "agent-name",
+        "gc-trigger", "long-cite"])
 def test_a_value_in_the_wrong_place_is_never_repeated(cli: Cli, args: tuple[str, ...]) -> None:
     support.remember(cli, "A first fact.", "fact")
     secret = _token()
@@ -242,20 +244,6 @@ def test_validate_finds_secrets_in_every_field_without_printing_them(cli: Cli,
 
 
 # -- helpers ----------------------------------------------------------------------------------
-class _nothing_written:
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def __enter__(self) -> None:
-        self.before = support.snapshot(self.root)
-        self.commits = support.commit_count(self.root)
-
-    def __exit__(self, *exc: object) -> None:
-        if exc[0] is None:
-            assert support.snapshot(self.root) == self.before
-            assert support.commit_count(self.root) == self.commits
-
-
 def _all_text(folder: Path) -> str:
     return "".join(p.read_text(encoding="utf-8", errors="replace")
                    for p in folder.rglob("*") if p.is_file() and ".git" not in p.parts)
