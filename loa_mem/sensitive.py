@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from loa_mem.errors import Refused
 
-__all__ = ["Finding", "first_finding", "refuse_sensitive", "scan", "screen"]
+__all__ = ["Finding", "first_finding", "found_in", "refuse_sensitive", "scan", "screen"]
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ _KEY_WORD = re.compile(r"(?i)(?:key|secret|token|passw|credential|api|hmac|signi
 _HASH_WORD = re.compile(r"(?i)\b(?:sha\w*|commit|digest|hash|checksum|rev|revision|"
                         r"fingerprint|etag|object|blob|md5)\b")
 # The cheap look: which libraries could find anything at all in this text.
-_MAYBE_SECRET = re.compile(r"(?i)[A-Za-z0-9+/_~=.-]{16,}|pass|pwd|\bpw\b|secret|key|token|auth")
+_MAYBE_SECRET = re.compile(r"(?i)[A-Za-z0-9+/_~=.-]{16,}|pass|pwd|\bpw\b|secret|key|token|auth"
+                           r"|bearer|sig=|@")
 _MAYBE_NUMBER = re.compile(r"\d(?:[\w ()./-]{0,3}\d){6}")
 
 
@@ -156,8 +157,9 @@ def scan(text: str) -> list[Finding]:
     """Every secret and every piece of personal data in `text`, by kind and position."""
     from loa_mem import detectors
 
-    findings = _own_rules(text)
+    findings: list[Finding] = []
     if _MAYBE_SECRET.search(text):
+        findings += _own_rules(text)
         findings += [Finding(kind, start) for kind, start, end in detectors.vendor_tokens(text)]
         findings += _keyword_values(text)
         findings += _random_tokens(text)
@@ -165,6 +167,8 @@ def scan(text: str) -> list[Finding]:
         for kind, start, _ in (detectors.phone_numbers(text) + detectors.national_ids(text)
                                + detectors.card_numbers(text)):
             findings.append(Finding(kind, start))
+    if not findings:
+        return []
     exempt = _spans_exempt(text)
     kept = {f for f in findings if not any(a <= f.start < b for a, b in exempt)}
     return sorted(_most_specific(text, kept), key=lambda f: (f.start, f.kind))
@@ -200,6 +204,29 @@ def refuse_sensitive(text: str, where: str) -> None:
             f"{where} looks like it contains {kinds} (at character {findings[0].start + 1})",
             "memories are committed to git; remove it and describe it instead",
         )
+
+
+# Values loa-mem makes itself (times, ids, numbers): nothing a person typed, nothing to scan.
+_MACHINE_MADE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}(?:[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?"
+                           r"|MEM-\d{8}-[a-z0-9]+|-?[\d.]+)$")
+
+
+def found_in(data: object, skip: frozenset[str] = frozenset()) -> Iterable[tuple[str, str, str]]:
+    """(dotted path, the text, the kinds found) for every text in a parsed file that holds a
+    secret or personal data; `validate` uses it on files edited by hand. Top-level keys in
+    `skip` are not read."""
+    stack: list[tuple[str, object]] = [("", data)]
+    while stack:
+        path, value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend((f"{path}.{k}" if path else str(k), v) for k, v in value.items()
+                         if path or str(k) not in skip)
+        elif isinstance(value, list):
+            stack.extend((f"{path}.{n}", v) for n, v in enumerate(value))
+        elif isinstance(value, str) and value and not _MACHINE_MADE.match(value):
+            kinds = first_finding(value)
+            if kinds:
+                yield path, value, kinds
 
 
 def screen(fields: Iterable[tuple[str, str | None]]) -> None:
