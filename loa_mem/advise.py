@@ -113,6 +113,10 @@ class _Turn:
 
 
 def _resolve(store: Any, request: AdviseRequest) -> AdviseRequest:
+    from loa_mem.sensitive import screen
+
+    screen([("--why", request.why)] + [("the why of a hint", h.why)
+                                       for h in request.hot + request.cold])
     def located(hint: Hint) -> Hint:
         if hint.action is not None and hint.action not in ws.ACTIONS:
             raise Refused(f"unknown action {hint.action!r} for {hint.path}",

@@ -55,7 +55,7 @@ def check_content(text: str) -> str:
 
 def check_type(kind: str) -> str:
     if kind not in TYPES:
-        raise Refused(f"unknown memory type {kind!r}", f"use one of: {', '.join(TYPES)}")
+        raise Refused("unknown memory type (--type)", f"use one of: {', '.join(TYPES)}")
     return kind
 
 

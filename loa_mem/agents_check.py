@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem import schemacheck, sidecars, yamlio
 from loa_mem.errors import InvalidFile
-from loa_mem.validate import Problem
+from loa_mem.validate import Problem, secret_problems
 
 __all__ = ["check", "checked_sidecar"]
 
@@ -91,6 +91,8 @@ def _content(agent: str, rel: str, text: str, data: Any) -> Iterator[Problem]:
         yield Problem(rel, _key_line(lines, "agent"), "agent-name",
                       f"agent is {data.get('agent')!r} but the file is named {agent}.yaml")
     yield from _duplicate_ids(rel, lines, data.get("memories"))
+    yield from secret_problems(rel, lines, data)
+
 
 
 def _key_line(lines: list[str], key: str, start: int = 0) -> int:

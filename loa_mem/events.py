@@ -19,9 +19,15 @@ EVENTS_FILE = "events.jsonl"
 
 
 def actor(agent: str | None = None) -> str:
+    """Who acts, as the events log records it: LOA_MEM_ACTOR, else the agent, else the OS user.
+    A name given by the environment or an option is screened like every field written."""
+    from loa_mem.sensitive import refuse_sensitive
+
     if os.environ.get("LOA_MEM_ACTOR"):
+        refuse_sensitive(os.environ["LOA_MEM_ACTOR"], "LOA_MEM_ACTOR")
         return os.environ["LOA_MEM_ACTOR"]
     if agent:
+        refuse_sensitive(agent, "the agent name (--agent)")
         return f"agent:{agent}"
     try:
         return f"user:{getpass.getuser()}"

@@ -348,7 +348,7 @@ def gc(store: Any, trigger: str = "explicit", budget: int | None = None, dry_run
     """`seconds`: a time budget; actions that would start after it are deferred to the next
     gc (reported as deferred), so a hook with a time limit ends in time and loses nothing."""
     if trigger not in TRIGGERS:
-        raise Refused(f"unknown trigger {trigger!r}", f"use one of: {', '.join(TRIGGERS)}")
+        raise Refused("unknown --trigger", f"use one of: {', '.join(TRIGGERS)}")
     if budget is not None and budget < 1:
         raise Refused(f"budget {budget} is not a positive number of tokens", "pass --budget N")
     if seconds is not None and not 0 <= seconds <= 3600:  # nan too

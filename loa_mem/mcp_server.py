@@ -191,12 +191,34 @@ def _session_tools(server: Any, tools: _Tools, field: Any) -> None:
         return tools.call(work)
 
 
+def _without_values(server_class: Any, tool_error: type[Exception]) -> Any:
+    """The SDK's server, except that arguments of the wrong type are refused by name and
+    problem: the SDK's own message quotes the value (pydantic's `input_value=...`), and a value
+    in the wrong place may be a secret."""
+
+    class Server(server_class):  # type: ignore[misc]
+        async def call_tool(self, name: str, arguments: dict[str, Any], *rest: Any,
+                            **options: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *rest, **options)
+            except tool_error as error:
+                cause: Any = error.__cause__
+                if type(cause).__name__ != "ValidationError" or not hasattr(cause, "errors"):
+                    raise
+                problems = "; ".join(
+                    f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+                    for e in cause.errors(include_input=False, include_url=False))
+                raise tool_error(f"refused: invalid arguments for {name}: {problems}") from None
+
+    return Server
+
+
 def build(root: str | None = None) -> Any:
     """The server object (also used by tests in-process)."""
     server_class, tool_error = _sdk()
     from pydantic import Field
 
-    server = server_class("loa-mem", instructions=INSTRUCTIONS)
+    server = _without_values(server_class, tool_error)("loa-mem", instructions=INSTRUCTIONS)
     tools = _Tools(root, tool_error)
     _memory_tools(server, tools, Field)
     _session_tools(server, tools, Field)

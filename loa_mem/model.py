@@ -99,7 +99,7 @@ def check_id(memory_id: str) -> str:
 def ttl_days(ttl: str) -> int | None:
     """Days of a TTL, or None when permanent."""
     if not isinstance(ttl, str) or not TTL_PATTERN.fullmatch(ttl):
-        raise Refused(f"ttl {ttl!r} is not valid", "use Nd (for example 30d) or permanent")
+        raise Refused("the ttl (--ttl) is not valid", "use Nd (for example 30d) or permanent")
     return None if ttl == "permanent" else int(ttl[:-1])
 
 
@@ -153,10 +153,10 @@ def check_confidence(confidence: float, rule: CategoryRule) -> float:
 def check_line_range(line_range: str) -> str:
     """`A` or `A-B` with 1 <= A <= B."""
     if not LINES_PATTERN.fullmatch(line_range):
-        raise Refused(f"line range {line_range!r} is not valid", "use A-B, for example 10-24")
+        raise Refused("the line range (--lines) is not valid", "use A-B, for example 10-24")
     first, _, last = line_range.partition("-")
     if last and int(last) < int(first):
-        raise Refused(f"line range {line_range!r} ends before it starts",
+        raise Refused("the line range (--lines) ends before it starts",
                       f"use {last}-{first}")
     return line_range
 
@@ -190,7 +190,7 @@ def check_content(content: str) -> str:
 
 def check_category(category: str) -> str:
     if category not in CATEGORIES:
-        raise Refused(f"unknown category {category!r}", f"use one of: {', '.join(CATEGORIES)}")
+        raise Refused("unknown category (-c)", f"use one of: {', '.join(CATEGORIES)}")
     return category
 
 

@@ -46,7 +46,7 @@ _KEY_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_.-")
 def check_key(key: str) -> str:
     name = key.strip().lower()
     if not name or len(name) > MAX_KEY or not set(name) <= _KEY_CHARS or name[0] in "._-":
-        raise Refused(f"key {key!r} is not a valid preference key",
+        raise Refused("the preference key is not valid",
                       f"use 1-{MAX_KEY} characters a-z, 0-9, '_', '.', '-', starting with a "
                       "letter or digit, e.g. channel_preference")
     return name

@@ -8,6 +8,7 @@ instances the compiled check rejects.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -48,18 +49,50 @@ def _validator(name: str) -> Any:
     return Draft202012Validator(schema)
 
 
+_BOUNDS = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
+           "exclusiveMaximum": "less than"}
+_SIZES = {"minLength": ("at least", "characters"), "maxLength": ("at most", "characters"),
+          "minItems": ("at least", "items"), "maxItems": ("at most", "items")}
+
+
+_KEY_SHAPE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,39}$")
+
+
+def _safe_to_name(key: Any) -> bool:
+    """A misspelt key is named ("unknown key 'colour'") when it is shaped like a key and the
+    screen finds nothing in it; anything else is described, not shown."""
+    from loa_mem.sensitive import scan
+
+    return isinstance(key, str) and bool(_KEY_SHAPE.match(key)) and not scan(key)
+
+
 def _describe(error: Any) -> tuple[tuple[str | int, ...], str]:
+    """What is wrong and where, never the value itself: a value in the wrong place may be a
+    secret, and these messages reach terminals, CI logs and MCP clients."""
     path = tuple(error.absolute_path)
-    if error.validator == "additionalProperties":
+    rule, expected = error.validator, error.validator_value
+    if rule == "additionalProperties":
         extra = sorted(set(error.instance) - set(error.schema.get("properties", {})))
-        if extra:
+        if extra and _safe_to_name(extra[0]):
             return (*path, extra[0]), f"unknown key {extra[0]!r}"
-    if error.validator == "oneOf" and error.context:
-        best = min(error.context, key=lambda e: len(e.message))
-        return path, best.message
-    if error.validator == "pattern":
-        return path, f"{error.instance!r} does not have the expected form"
-    return path, error.message
+        return path, "has a key the schema does not know (check its spelling)"
+    if rule in ("oneOf", "anyOf") and error.context:
+        return path, "does not match any of the allowed forms"
+    if rule == "required":
+        return path, str(error.message)  # names the schema's own key, never the input's
+    if rule == "type":
+        kinds = expected if isinstance(expected, list) else [expected]
+        return path, f"must be of type {' or '.join(map(str, kinds))}"
+    if rule == "enum":
+        return path, f"must be one of: {', '.join(map(str, expected))}"
+    if rule in _BOUNDS:
+        return path, f"must be {_BOUNDS[rule]} {expected}"
+    if rule in _SIZES:
+        bound, unit = _SIZES[rule]
+        return path, f"must have {bound} {expected} {unit}"
+    if rule in ("pattern", "format"):
+        return path, "does not have the expected form"
+    return path, f"breaks the schema rule {rule!r}"
 
 
 @cache

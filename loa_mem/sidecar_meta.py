@@ -128,9 +128,13 @@ def is_pinned(top: Path, rel: str) -> bool:
 def parse_assignment(text: str) -> tuple[str, Any]:
     """`key=value` from `meta --set`: lists are comma-separated, pin is true/false, custom.K
     takes a YAML scalar. hotness and provenance are loa-mem's and cannot be set."""
+    from loa_mem.sensitive import refuse_sensitive
+
     if "=" not in text:
-        raise Refused(f"--set {text!r} is not key=value", "for example --set title='Build log'")
+        raise Refused("a --set value is not key=value", "for example --set title='Build log'")
     key, raw = (part.strip() for part in text.split("=", 1))
+    refuse_sensitive(key, "a --set field name")
+    refuse_sensitive(raw, f"--set {key}")
     if key in ("hotness", "provenance") or key.startswith("provenance."):
         raise Refused(f"{key} is computed by loa-mem and cannot be set",
                       "pin or hint the file instead (hotness follows the working set)")
@@ -140,14 +144,14 @@ def parse_assignment(text: str) -> tuple[str, Any]:
             raise Refused("custom. needs a name", "for example --set custom.owner=alice")
         return key, yamlio.load(raw, f"--set {key}") if raw else None
     if key not in SETTABLE:
-        raise Refused(f"unknown sidecar field {key!r}",
+        raise Refused("unknown sidecar field in --set",
                       f"use one of: {', '.join(SETTABLE)}, or custom.NAME")
     if key in LIST_FIELDS:
         return key, [item.strip() for item in raw.split(",") if item.strip()]
     if key == "pin":
         lowered = raw.lower()
         if lowered not in ("true", "false", "yes", "no"):
-            raise Refused(f"pin={raw!r} is not true or false", "use --set pin=true")
+            raise Refused("--set pin is not true or false", "use --set pin=true")
         return key, lowered in ("true", "yes")
     return key, raw or None
 

@@ -32,9 +32,12 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 def check_agent_name(name: str) -> str:
     """`name` when it is a safe agent name (it becomes a file name); Refused otherwise."""
+    from loa_mem.sensitive import refuse_sensitive
+
     if not isinstance(name, str) or not _NAME.fullmatch(name):
-        raise Refused(f"agent name {name!r} is not allowed",
+        raise Refused("the agent name is not allowed",
                       "use 1-64 letters, digits, '-' or '_', starting with a letter or digit")
+    refuse_sensitive(name, "the agent name")
     return name
 
 

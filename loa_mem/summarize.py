@@ -44,7 +44,7 @@ class Summarized:
 
 def check_style(style: str) -> str:
     if style not in STYLES:
-        raise Refused(f"unknown summary style {style!r}", f"use one of: {', '.join(STYLES)}")
+        raise Refused("unknown summary style (--style)", f"use one of: {', '.join(STYLES)}")
     return style
 
 
@@ -66,7 +66,7 @@ def default_name(sources: list[str]) -> str:
 def summary_rel(s: ws.Settings, name: str) -> str:
     name = name[:-3] if name.endswith(".md") else name
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
-        raise Refused(f"summary name {name!r} is not a plain file name",
+        raise Refused("the summary name (--name) is not a plain file name",
                       "use letters, digits, '.', '_' and '-'")
     return f"{s.summaries_dir}/{name}.md"
 

@@ -93,7 +93,7 @@ def parse(text: str, fmt: str, name: str, default_category: str | None) -> Parse
         return _parse_mdan(text, name)
     if fmt in ("markdown", "claude"):
         return _parse_markdown(text, fmt, name, default_category)
-    raise Refused(f"unknown format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
+    raise Refused("unknown --format", f"use one of: {', '.join(FORMATS)}")
 
 
 # -- reading ----------------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def _parse_mdan(text: str, name: str) -> Parsed:
         kind = str(memory.get("type") or "observation")
         category = _MDAN_TO.get(kind)
         if category is None:
-            parsed.skipped.append(Skipped(number, f"unknown memory type {kind!r}"))
+            parsed.skipped.append(Skipped(number, "unknown memory type"))
             continue
         when = _when(memory.get("source_session"))
         request = model.NewEntry(
@@ -237,7 +237,7 @@ def render(entries: list[dict[str, Any]], fmt: str, agent: str | None = None) ->
         return _render_claude(entries)
     if fmt == "mdan":
         return _render_mdan(entries, agent)
-    raise Refused(f"unknown format {fmt!r}", f"use one of: {', '.join(FORMATS)}")
+    raise Refused("unknown --format", f"use one of: {', '.join(FORMATS)}")
 
 
 def _by_category(entries: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:

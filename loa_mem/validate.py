@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,15 @@ class Problem:
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "line": self.line, "id": self.id, "rule": self.rule,
                 "message": self.message, "severity": self.severity}
+
+
+def secret_problems(rel: str, lines: list[str], data: Any) -> Iterator[Problem]:
+    """Every text of a hand-edited file that holds a secret or personal data, by its line; the
+    message names the field and the kind, never the text."""
+    for dotted, value, kinds in sensitive.found_in(data):
+        first = value.splitlines()[0][:40] if value.strip() else value
+        line = next((n + 1 for n, text in enumerate(lines) if first and first in text), 1)
+        yield Problem(rel, line, "secret", f"{dotted} contains {kinds}")
 
 
 @dataclass(frozen=True)
@@ -117,15 +126,15 @@ def _entry_rules(run: _Run, seen: _Seen, path: str) -> None:
                 "an archived entry outside the archive directory")
     if archived and not data.get("archive_reason"):
         run.add(seen, path, _line(seen, "archived"), "archive", "archived without archive_reason")
-    for key in ("content", "summary"):
-        value = data.get(key)
-        if key == "summary" and isinstance(value, str) and value in str(data.get("content")):
-            continue  # a summary cut from the content was scanned with it
-        if isinstance(value, str):
-            found = sensitive.scan(value)
-            if found:
-                kinds = ", ".join(dict.fromkeys(f.kind for f in found))
-                run.add(seen, path, _line(seen, key), "secret", f"{key} contains {kinds}")
+    # loa-mem's own values (ids, enums, times, counters) hold nothing a person typed
+    skip = {"id", "category", "confidence", "ttl", "expires_at", "supersedes", "superseded_by",
+            "related_memories", "effectiveness", "archived", "archived_at"}
+    summary = data.get("summary")
+    if isinstance(summary, str) and summary in str(data.get("content")):
+        skip.add("summary")  # a summary cut from the content was scanned with it
+    for dotted, _, kinds in sensitive.found_in(data, frozenset(skip)):
+        key = dotted.split(".", 1)[0]
+        run.add(seen, path, _line(seen, key), "secret", f"{dotted} contains {kinds}")
 
 
 def _expiry_rule(run: _Run, seen: _Seen, path: str) -> None:

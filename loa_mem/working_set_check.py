@@ -13,7 +13,7 @@ from typing import Any
 from loa_mem import git, schemacheck, yamlio
 from loa_mem import workingset as ws
 from loa_mem.errors import InvalidFile, LoaMemError
-from loa_mem.validate import Problem
+from loa_mem.validate import Problem, secret_problems
 
 
 def _key_line(lines: list[str], key: str, start: int = 0) -> int:
@@ -68,6 +68,7 @@ def _manifest(top: Path, rel: str, key: str) -> Iterator[Problem]:
         return
     data, lines = loaded
     yield from _schema(rel, "working_set.schema.json", data, lines, key)
+    yield from secret_problems(rel, lines, data)
     items = data.get(key) if isinstance(data, dict) else None
     seen: set[str] = set()
     for n, item in enumerate(items if isinstance(items, list) else []):
@@ -89,6 +90,7 @@ def _sidecar(top: Path, rel: str) -> Iterator[Problem]:
         return
     data, lines = loaded
     yield from _schema(rel, "meta.schema.json", data, lines, None)
+    yield from secret_problems(rel, lines, data)
     if not isinstance(data, dict):
         return
     source = rel[: -len(ws.SIDECAR_SUFFIX)]

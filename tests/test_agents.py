@@ -139,7 +139,7 @@ def test_refusal_messages_say_what_is_wrong(cli: Cli) -> None:
                                       "context", "--confidence", "0.4")
     assert "observation, preference, context, decision" in refused(
         cli, "agent", "remember", "qa", "ok", "--type", "fact")
-    assert "'../x' is not allowed" in refused(cli, "agent", "show", "../x")
+    assert "the agent name is not allowed" in refused(cli, "agent", "show", "../x")
 
 
 # -- reinforce ------------------------------------------------------------------------------
@@ -173,7 +173,7 @@ def test_reinforce_refusals(cli: Cli, store: Path) -> None:
     write_sidecar(store, "qa", [note(1, 0.6)])
 
     assert "qa has no memory m9" in refused(cli, "agent", "reinforce", "qa", "m9")
-    assert "no agent 'ghost'" in refused(cli, "agent", "reinforce", "ghost", "m1")
+    assert "no such agent (no sidecar" in refused(cli, "agent", "reinforce", "ghost", "m1")
     refused(cli, "agent", "reinforce", "../qa", "m1")
 
 
@@ -269,7 +269,7 @@ def test_list_and_show(cli: Cli, store: Path) -> None:
 
 
 def test_show_of_an_unknown_agent(cli: Cli) -> None:
-    assert "no agent 'ghost'" in refused(cli, "agent", "show", "ghost")
+    assert "no such agent (no sidecar" in refused(cli, "agent", "show", "ghost")
 
 
 def test_relate_says_in_words_what_was_counted(cli: Cli, store: Path) -> None:

@@ -116,8 +116,7 @@ def test_a_hand_broken_sidecar_is_reported_with_file_and_line(cli: Cli, store: P
 
 
 def test_the_messages_say_what_is_wrong(cli: Cli, store: Path) -> None:
-    for kind, expected in (("confidence", "memories.1.confidence: 1.5 is greater than the "
-                                          "maximum of 1"),
+    for kind, expected in (("confidence", "memories.1.confidence: must be at most 1"),
                            ("duplicate-id", "memory id m1 is used twice"),
                            ("agent-name", "agent is 'qb' but the file is named qa.yaml")):
         write_text(store, rel("qa"), broken(kind))

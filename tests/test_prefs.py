@@ -157,12 +157,12 @@ def test_values_are_strings_numbers_or_lists(pcli: PrefCli, text: str, value: ob
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (("set", "Bad Key!", "x"), "not a valid preference key"),
+    (("set", "Bad Key!", "x"), "the preference key is not valid"),
     (("set", "k", "[]"), "1-50 items"),
     (("set", "k", '[{"a": 1}]'), "not a string or a number"),
     (("set", "k", "token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"), "a GitHub token"),
-    (("get", "missing"), "no preference 'missing'"),
-    (("use", "missing"), "no preference 'missing'"),
+    (("get", "missing"), "no preference with that key"),
+    (("use", "missing"), "no preference with that key"),
 ])
 def test_bad_input_is_refused_and_nothing_is_written(pcli: PrefCli, args: tuple[str, ...],
                                                      message: str) -> None:

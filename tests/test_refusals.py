@@ -92,7 +92,7 @@ SECRETS = {
                      "glpat-abcdefghij0123456789"),
     "slack-token": ("bot xoxb-123456789012-abcdefghijkl works", "Slack token",
                     "xoxb-123456789012-abcdefghijkl"),
-    "stripe-key": ("stripe sk_live_abcdefghijklmnop1234 is live", "Stripe key",
+    "stripe-key": ("stripe sk_live_abcdefghijklmnop12345678 is live", "Stripe key",
                    "sk_live_abcdefghijklmnop1234"),
     "google-api-key": ("maps AIzaSyA1234567890abcdefghijklmnopqrstuv", "Google API key",
                        "AIzaSyA1234567890abcdefghijklmnopqrstuv"),

@@ -167,7 +167,7 @@ def test_refusal_messages_of_sessions(cli: Cli, store: Path) -> None:
     write_sidecar(store, "qa", [note(1, 0.6)])
     session(cli, "s1", "qa")
 
-    assert "no open session 'nope'" in refused(cli, "session", "end", "--session", "nope")
+    assert "no open session with that id" in refused(cli, "session", "end", "--session", "nope")
     assert "architect is not in session s1" in refused(
         cli, "agent", "remember", "architect", "Note", "--type", "context", "--session", "s1")
     assert "qa has no memory m9" in refused(cli, "agent", "reinforce", "qa", "m9", "--session",

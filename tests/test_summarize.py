@@ -152,7 +152,7 @@ def test_a_failing_summarizer_command_writes_nothing(cli: Cli, store: Path) -> N
 
 @pytest.mark.parametrize(("args", "said"), [
     (("ghost.txt",), "no file ghost.txt"),
-    (("a.txt", "--style", "poem"), "unknown summary style 'poem'"),
+    (("a.txt", "--style", "poem"), "unknown summary style (--style)"),
     (("a.txt", "--text", "the key is sk-ant-abcdefghijklmnopqrstuvwxyz123456"), "API key"),
     (("a.txt", "--name", "../escape"), "not a plain file name"),
     (("grimoires/loa/memory/events.jsonl",), "not a file to summarize"),

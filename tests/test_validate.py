@@ -121,8 +121,8 @@ def test_text_format_names_file_and_line(cli: Cli, store: Path) -> None:
     lines = outcome.stdout.splitlines()
     assert outcome.code == 1
     assert len(lines) == len(EXPECTED) + 1
-    assert lines[1] == (f"{FACTS}:10: error: [schema] MEM-2026-01: id: 'MEM-2026-01' does not "
-                        "have the expected form")
+    assert lines[1] == (f"{FACTS}:10: error: [schema] MEM-2026-01: id: does not have the "
+                        "expected form")
     assert lines[-1].startswith("FAILED: 5 entries, 14 error(s)")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import sys
 from typing import Annotated, Any
 
@@ -22,7 +23,7 @@ NoCommit = Annotated[bool, typer.Option(
     "--no-commit", help="Write the files but do not commit; `loa-mem commit` commits later.")]
 
 
-def _crash_log(error: BaseException) -> str:
+def _crash_log(error: BaseException, argv: list[str]) -> str:
     """A bug report: where it failed, never what it was given. Arguments, messages and local
     values can hold the text a user was storing (a secret the screening was about to refuse),
     so the log names the command and its option names, the error's type and the code path."""
@@ -32,7 +33,7 @@ def _crash_log(error: BaseException) -> str:
     handle, path = tempfile.mkstemp(prefix="loa-mem-crash-", suffix=".log")
     frames = traceback.extract_tb(error.__traceback__)
     with os.fdopen(handle, "w", encoding="utf-8") as log:
-        log.write(f"loa-mem {__version__}\ncommand: {' '.join(redacted_argv(sys.argv[1:]))}\n"
+        log.write(f"loa-mem {__version__}\ncommand: {' '.join(redacted_argv(argv))}\n"
                   f"error: {type(error).__module__}.{type(error).__qualname__} (message "
                   "withheld: it may quote what was being stored)\n\n")
         log.write("".join(traceback.format_list(frames)))
@@ -66,6 +67,21 @@ def _is_usage_error(failure: BaseException) -> bool:
     return any(cls.__name__ == "ClickException" for cls in type(failure).__mro__)
 
 
+_QUOTED_VALUE = re.compile(r"""^(?:'[^']*'|"[^"]*")""")
+
+
+def _without_values(failure: Any) -> None:
+    """Click quotes the value it could not use ("'x' is not a valid float") and lists extra
+    arguments; a value in the wrong place may be a secret, so the message names the option and
+    the problem only."""
+    message = str(getattr(failure, "message", ""))
+    if message.startswith("Got unexpected extra argument"):
+        failure.message = ("got unexpected extra arguments; quote a text that has spaces, or "
+                           "pass - and give it on stdin")
+    elif type(failure).__name__ == "BadParameter" or hasattr(failure, "param_hint"):
+        failure.message = _QUOTED_VALUE.sub("the value", message)
+
+
 class LoaGroup(TyperGroup):
     """Maps loa-mem errors to one line on stderr and the contract's exit codes."""
 
@@ -76,11 +92,12 @@ class LoaGroup(TyperGroup):
             raise
         except Exception as failure:
             if _is_usage_error(failure):
+                _without_values(failure)
                 raise
             known = user_error(failure)
             notices.drain()  # a note about a write that did not happen would mislead
             if known is None:
-                raise _internal(failure) from None
+                raise _internal(failure, ctx.meta.get(_ARGV) or sys.argv[1:]) from None
             print_error(f"{known.kind}: {known.one_line()}")
             raise typer.Exit(known.exit_code) from None
         finally:
@@ -124,8 +141,13 @@ _MACHINE_FAULTS = {
     errno.ENAMETOOLONG: "use a shorter path",
     errno.ELOOP: "a symbolic link loops; fix or remove it",
 }
-def _internal(failure: BaseException) -> typer.Exit:
-    path = _crash_log(failure)
+
+
+_ARGV = "loa_mem.argv"  # the command line as given, in the context tree's shared meta
+
+
+def _internal(failure: BaseException, argv: list[str]) -> typer.Exit:
+    path = _crash_log(failure, argv)
     print_error(f"unexpected error ({type(failure).__name__}); details in {path}; "
                 "please report it")
     return typer.Exit(EXIT_INTERNAL)
@@ -211,6 +233,7 @@ class RootGroup(LoaGroup):
         return list(dict.fromkeys([*catalog.names(), *self.commands]))
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_ARGV] = list(args)
         problem = undecodable_input(args)
         if problem:
             print_error(f"refused: {problem}; loa-mem stores text as UTF-8: convert it (for "

@@ -221,7 +221,7 @@ def validate(
     from loa_mem.validate import validate as do_validate
 
     if output not in ("text", "json", "github"):
-        raise Refused(f"unknown format {output!r}", "use text, json or github")
+        raise Refused("unknown --format", "use text, json or github")
     report = do_validate(_store(root), paths)
     if output == "github":
         sys.stdout.write(views.github_annotations(report))

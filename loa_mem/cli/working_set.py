@@ -139,7 +139,7 @@ def advise(
 
     del hot, cold, action, why
     if source not in (None, "-"):
-        raise Refused(f"unexpected argument {source!r}", "pass - to read JSON from stdin")
+        raise Refused("unexpected argument after advise", "pass - to read JSON from stdin")
     request = _request(list(ctx.meta.get("loa_mem.argv") or []), source == "-",
                        referenced or [], trigger_gc)
     emit(do_advise(_store(root), request, events.actor(), not no_commit), as_json,

@@ -74,7 +74,7 @@ def read_checked(store: Store, agent: str) -> dict[str, Any] | None:
 def _existing(store: Store, agent: str) -> dict[str, Any]:
     data = load_checked(store, agent)
     if data is None:
-        raise NotFound(f"no agent {agent!r} (no {sidecars.sidecar_rel(store, agent)})",
+        raise NotFound(f"no such agent (no sidecar {sidecars.sidecar_rel(store, agent)})",
                        "see `loa-mem agent list`")
     return data
 
@@ -115,7 +115,7 @@ def show(store: Store, agent: str) -> AgentShown:
     agent = sidecars.check_agent_name(agent)
     data = sidecars.read_sidecar(store, agent)
     if data is None:
-        raise NotFound(f"no agent {agent!r} (no {sidecars.sidecar_rel(store, agent)})",
+        raise NotFound(f"no such agent (no sidecar {sidecars.sidecar_rel(store, agent)})",
                        "see `loa-mem agent list`")
     return AgentShown(agent, sidecars.sidecar_rel(store, agent), sidecars.plain(data))
 
@@ -210,7 +210,7 @@ def relate(store: Store, agent: str, other: str, relation: str, session: str | N
     if other == agent:
         raise Refused(f"{agent} cannot relate to itself", "name another agent")
     if relation not in rules.RELATIONS:
-        raise Refused(f"unknown relation {relation!r}", "use --agree, --disagree or --complement")
+        raise Refused("unknown relation", "use --agree, --disagree or --complement")
     if session is not None:
         sessions.record(store, session, agent,
                         {"kind": "relation", "other": other, "relation": relation})

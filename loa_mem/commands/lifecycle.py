@@ -96,7 +96,7 @@ def archive(store: Store, ids: list[str], expired: bool, reason: str | None, dry
             actor: str, commit: bool = True) -> Changed:
     reason = reason or ("expired" if expired else "manual")
     if reason not in model.ARCHIVE_REASONS:
-        raise Refused(f"archive reason {reason!r} is not known",
+        raise Refused("the archive reason (--reason) is not known",
                       f"use one of: {', '.join(model.ARCHIVE_REASONS)}")
     if not ids and not expired:
         raise NothingToDo("nothing to archive", "name entry ids or pass --expired")

@@ -17,15 +17,21 @@ from loa_mem.people_purge import Drop, Purged
 _PERSONAL = ("an e-mail address", "a phone number")  # a person's own store may hold these
 
 
-def _value(text: str, where: str) -> Any:
+def _screen(text: str | None, where: str) -> None:
+    """Secrets are refused everywhere; a person's own e-mail address or phone number may stay
+    in their own store."""
     from loa_mem.sensitive import scan
 
+    kinds = [f.kind for f in scan(text or "") if f.kind not in _PERSONAL]
+    if kinds:
+        raise Refused(f"{where} looks like it contains {', '.join(dict.fromkeys(kinds))}",
+                      "a preference never holds a secret; describe it instead")
+
+
+def _value(text: str, where: str) -> Any:
     value = rules.parse_value(text)
     for part in value if isinstance(value, list) else [value]:
-        kinds = [f.kind for f in scan(str(part)) if f.kind not in _PERSONAL]
-        if kinds:
-            raise Refused(f"{where} looks like it contains {', '.join(dict.fromkeys(kinds))}",
-                          "a preference never holds a secret; describe it instead")
+        _screen(str(part), where)
     return value
 
 
@@ -52,8 +58,13 @@ class PrefChanged:
                 "preference": self.pref}
 
 
+def _key(key: str) -> str:
+    _screen(key, "the preference key")
+    return rules.check_key(key)
+
+
 def _change(user: str | None, op: str, key: str, apply: Any) -> PrefChanged:
-    name, key = people.resolve_user(user), rules.check_key(key)
+    name, key = people.resolve_user(user), _key(key)
     with people_store.writing(name, op) as change:
         old = change.prefs.get(key)
         new, note = apply(old, key)
@@ -64,12 +75,13 @@ def _change(user: str | None, op: str, key: str, apply: Any) -> PrefChanged:
 
 def _existing(old: dict[str, Any] | None, key: str) -> dict[str, Any]:
     if old is None:
-        raise NotFound(f"no preference {key!r}", "see `loa-mem pref show` for what is kept")
+        raise NotFound("no preference with that key", "see `loa-mem pref show` for what is kept")
     return old
 
 
 def pref_set(user: str | None, key: str, text: str, context: str | None = None) -> PrefChanged:
     value = _value(text, "the value")
+    _screen(context, "--context")
     return _change(user, "pref set", key, lambda old, k: (
         rules.set_explicit(old, k, value, clock.now(), context), "explicit"))
 
@@ -77,6 +89,7 @@ def pref_set(user: str | None, key: str, text: str, context: str | None = None) 
 def pref_observe(user: str | None, key: str, text: str, context: str | None = None
                  ) -> PrefChanged:
     value = _value(text, "the value")
+    _screen(context, "--context")
     return _change(user, "pref observe", key,
                    lambda old, k: rules.observe(old, k, value, clock.now(), context))
 
@@ -250,7 +263,9 @@ class SessionRecorded:
 def session_record(user: str | None, session: str, key: str, text: str, persistent: bool,
                    ttl_days: int = rules.SESSION_TTL_DAYS, confidence: int | None = None,
                    context: str | None = None) -> SessionRecorded:
-    name, key = people.resolve_user(user), rules.check_key(key)
+    name, key = people.resolve_user(user), _key(key)
+    _screen(session, "--session")
+    _screen(context, "--context")
     record = rules.session_record(session, key, _value(text, "the value"), clock.now(),
                                   persistent, ttl_days, confidence, context)
     with people_store.writing(name, "pref session record") as change:

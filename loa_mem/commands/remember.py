@@ -36,7 +36,8 @@ def _screen(request: model.NewEntry) -> None:
     model.check_content(request.content)
     refuse_sensitive(request.content, "content")
     for label, value in (("summary", request.summary), ("--file", request.file_path),
-                         ("--phase", request.phase), ("--session", request.session)):
+                         ("--phase", request.phase), ("--session", request.session),
+                         ("--agent", request.agent)):
         if value:
             refuse_sensitive(value, label)
     for tag in request.tags:

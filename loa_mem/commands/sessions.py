@@ -27,9 +27,12 @@ _SESSION = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 
 def check_session_id(session: str) -> str:
+    from loa_mem.sensitive import refuse_sensitive
+
     if not _SESSION.fullmatch(session) or ".." in session:
-        raise Refused(f"session id {session!r} is not allowed",
+        raise Refused("the session id is not allowed",
                       "use up to 128 letters, digits, '-', '_', '.' or ':'")
+    refuse_sensitive(session, "the session id")
     return session
 
 
@@ -46,7 +49,7 @@ def _read(store: Store, session: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise NotFound(f"no open session {session!r}",
+        raise NotFound("no open session with that id",
                        "start it with `loa-mem session start --agent A --session ID`; "
                        "see `loa-mem session list`") from None
     except ValueError:

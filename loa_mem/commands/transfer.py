@@ -286,7 +286,7 @@ def export_entries(store: Store, fmt: str, *, categories: tuple[str, ...] = (),
     """Entries in `fmt`: jsonl holds every entry (archived and superseded too); the other
     formats hold the entries recall would find, unless `everything`."""
     if fmt not in transfer.FORMATS:
-        raise Refused(f"unknown format {fmt!r}", f"use one of: {', '.join(transfer.FORMATS)}")
+        raise Refused("unknown --format", f"use one of: {', '.join(transfer.FORMATS)}")
     for name in categories:
         model.check_category(name)
     now = clock.now_iso()

@@ -190,8 +190,11 @@ def check_round(round_id: str | None, required: bool) -> str | None:
         return None
     value = round_id.strip()
     if not value or len(value) > MAX_ROUND or any(c in value for c in "\r\n\t"):
-        raise Refused(f"round {round_id!r} is not a usable round id",
+        raise Refused("--round is not a usable round id",
                       f"use one line of 1-{MAX_ROUND} characters, e.g. run_20260122/round_2")
+    from loa_mem.sensitive import refuse_sensitive
+
+    refuse_sensitive(value, "--round")
     return value
 
 
@@ -228,8 +231,11 @@ def shown_path(store: Any, given: str) -> str:
 
 
 def check_citations(citations: list[str]) -> list[str]:
+    from loa_mem.sensitive import refuse_sensitive
+
     for cited in citations:
         if not cited.strip() or len(cited) > 100:
-            raise Refused(f"rubric citation {cited!r} must be 1-100 characters",
+            raise Refused("a rubric citation (--cite) must be 1-100 characters",
                           "cite a rubric criterion by name, e.g. --cite Accuracy")
+        refuse_sensitive(cited, "a rubric citation (--cite)")
     return citations
