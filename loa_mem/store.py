@@ -115,13 +115,17 @@ class Store:
         from loa_mem import clonesetup
 
         clonesetup.ensure(top, [g.path for g in store.grimoire_files()], store.events_rel,
-                          store.derived_json())
+                          store.other_merged())
         return store
 
-    def derived_json(self) -> tuple[str, ...]:
-        """JSON summaries other branches also write (the agents' state index)."""
-        state = self.config.section("agents").get("state_index")
-        return (str(state),) if state else ()
+    def other_merged(self) -> tuple[str, ...]:
+        """Files besides grimoires that other branches also write and loa-mem merges: the
+        agents' sidecars (a pattern) and their state index."""
+        agents = self.config.section("agents")
+        found = [f"{agents['dir']}/*.yaml"] if agents.get("dir") else []
+        if agents.get("state_index"):
+            found.append(str(agents["state_index"]))
+        return tuple(found)
 
     # -- paths --------------------------------------------------------------------------
     def rel(self, path: Path) -> str:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from loa_mem import yamlio
 from tests import support
 from tests.conftest import Cli, git
 
@@ -96,10 +97,20 @@ def _op_agents(cli: Cli, side: str) -> None:
     _remember(cli, f"{side.upper()}: the agents met today.")
 
 
+def _op_same_agent(cli: Cli, side: str) -> None:
+    session = f"S-{side}"
+    cli.ok("session", "start", "--agent", "architect", "--session", session)
+    cli.ok("agent", "remember", "architect", f"{side}: prefers small modules", "-T", "preference",
+           "--session", session)
+    cli.ok("agent", "remember", "architect", f"{side}: chose the queue", "-T", "decision",
+           "--session", session)
+    cli.ok("session", "end", "--session", session)
+
+
 OPS: dict[str, Callable[[Cli, str], None]] = {
     "remember": _op_remember, "supersede": _op_supersede, "related": _op_related,
     "archive": _op_archive, "forget": _op_forget, "feedback": _op_feedback,
-    "agents": _op_agents,
+    "agents": _op_agents, "same-agent": _op_same_agent,
 }
 
 
@@ -144,7 +155,12 @@ WAYS = {"merge": _merge, "rebase": _rebase, "cherry-pick": _cherry_pick, "squash
         "am": _am}
 
 
-def _shared_base(cli: Cli, root: Path) -> None:
+def _shared_base(cli: Cli, root: Path, op: str = "") -> None:
+    if op == "same-agent":
+        cli.ok("session", "start", "--agent", "architect", "--session", "S-base")
+        cli.ok("agent", "remember", "architect", "base: reads the ADRs first", "-T", "context",
+               "--session", "S-base")
+        cli.ok("session", "end", "--session", "S-base")
     _remember(cli, "Shared: the build runs on Linux.")
     _remember(cli, "Shared: retries back off exponentially.", "learning")
     git(root, "branch", "base")
@@ -180,7 +196,7 @@ def _check_links(root: Path, op: str) -> None:
 @pytest.mark.parametrize("op", list(OPS))
 def test_two_branches_come_together_with_every_link_intact(cli: Cli, store: Path, op: str,
                                                            way: str) -> None:
-    _shared_base(cli, store)
+    _shared_base(cli, store, op)
     for side in ("a", "b"):
         git(store, "checkout", "-q", side)
         OPS[op](cli, side)
@@ -194,6 +210,17 @@ def test_two_branches_come_together_with_every_link_intact(cli: Cli, store: Path
     if op == "agents":
         assert (store / "grimoires/loa/agents/architect.yaml").exists()
         assert (store / "grimoires/loa/agents/reviewer.yaml").exists()
+    if op == "same-agent":
+        sidecar = yamlio.load((store / "grimoires/loa/agents/architect.yaml").read_text(),
+                              "architect")
+        memories = {m["content"]: m["id"] for m in sidecar["memories"]}
+        assert sorted(memories) == ["a: chose the queue", "a: prefers small modules",
+                                    "b: chose the queue", "b: prefers small modules",
+                                    "base: reads the ADRs first"]
+        assert len(set(memories.values())) == 5
+        assert sidecar["sessions_participated"] == 3
+        decided = {d["decision"]: d["memory"] for d in sidecar["decision_history"]}
+        assert decided == {k: v for k, v in memories.items() if "queue" in k}
 
 
 def test_three_clones_pull_rebase_and_push_in_rounds(tmp_path: Path, store: Path) -> None:

@@ -124,6 +124,11 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         if merged_json is not None:
             ours.write_text(merged_json, encoding="utf-8")
             return FileMerge(path, "json")
+    if _is_sidecar(top, path):
+        merged_sidecar = _merge_sidecar_files(texts, path)
+        if merged_sidecar is not None:
+            ours.write_text(merged_sidecar, encoding="utf-8")
+            return FileMerge(path, "sidecar")
     if path not in lay.paths:
         label = theirs_commit()
         count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
@@ -150,6 +155,33 @@ def _merge_json_files(texts: tuple[str, str, str]) -> str | None:
     except ValueError:
         return None
     return json.dumps(merge_json(base, ours, theirs), indent=2, ensure_ascii=False) + "\n"
+
+
+def _is_sidecar(top: Path, path: str) -> bool:
+    folder = str(Store.open(str(top)).config.section("agents").get("dir") or "")
+    return bool(folder) and path.startswith(folder.rstrip("/") + "/") and path.endswith(".yaml")
+
+
+def _merge_sidecar_files(texts: tuple[str, str, str], path: str) -> str | None:
+    """An agent's sidecar changed on both branches, merged by memory (see `sidecar_merge`);
+    None when a version does not parse (git's line merge then shows both)."""
+    from loa_mem import yamlio
+    from loa_mem.sidecar_merge import merge_sidecar
+
+    try:
+        base, ours, theirs = (yamlio.load(t, path) if t.strip() else {} for t in texts)
+        if not all(isinstance(v, dict) for v in (base, ours, theirs)):
+            return None
+        merged = merge_sidecar(base, ours, theirs)
+        document = yamlio.round_trip_load(texts[1], path)
+        for key in [k for k in document if k not in merged]:
+            del document[key]
+        for key, value in merged.items():
+            if yamlio.plain(document.get(key)) != value:
+                document[key] = value
+        return yamlio.round_trip_dump(document)
+    except LoaMemError:
+        return None
 
 
 def _merge_one(path: str, lay: Layout, snaps: tuple[Snapshot, Snapshot, Snapshot],
@@ -222,7 +254,7 @@ def register_driver(store: Store) -> list[str]:
     from loa_mem import clonesetup
 
     grimoires = [g.path for g in store.grimoire_files()]
-    wanted = clonesetup.attribute_lines(grimoires, store.events_rel, store.derived_json())
+    wanted = clonesetup.attribute_lines(grimoires, store.events_rel, store.other_merged())
     target = store.top / ATTRIBUTES
     text = target.read_text(encoding="utf-8") if target.exists() else ""
     present = {line.strip() for line in text.splitlines()}
@@ -239,7 +271,7 @@ def register_driver(store: Store) -> list[str]:
         note = [] if clonesetup.ATTRIBUTES_NOTE in present else [clonesetup.ATTRIBUTES_NOTE]
         atomic_write(target, body + lead + "".join(f"{line}\n" for line in note + missing))
         changed.append(ATTRIBUTES)
-    clonesetup.ensure(store.top, grimoires, store.events_rel, store.derived_json())
+    clonesetup.ensure(store.top, grimoires, store.events_rel, store.other_merged())
     return changed
 
 
