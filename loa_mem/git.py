@@ -11,6 +11,7 @@ Every call runs with the `GIT_*` variables of an enclosing hook removed (as pre-
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -139,6 +140,11 @@ def _nothing_to_commit(output: str) -> bool:
         "nothing to commit", "no changes added to commit", "nothing added to commit"))
 
 
+# what a killed writer can leave beside a file (filewrite's temporaries and kept old copies):
+# never another command's work to commit
+_LEFTOVER = re.compile(r"^\..+\.\d+\.(?:tmp|old)$")
+
+
 def pending(top: Path, paths: list[str]) -> list[str]:
     """Paths under `paths` whose working-tree state differs from HEAD (new files included)."""
     out = run(top, "status", "--porcelain", "-z", "--untracked-files=all", "--", *paths)
@@ -147,7 +153,8 @@ def pending(top: Path, paths: list[str]) -> list[str]:
     for record in records:
         if not record:
             continue
-        found.append(record[3:])
+        if not _LEFTOVER.match(record[3:].rsplit("/", 1)[-1]):
+            found.append(record[3:])
         if record[0] in "RC":
             next(records, None)
     return found

@@ -201,3 +201,15 @@ def test_history_finds_every_commit_that_touched_the_entry(cli: Cli, store: Path
     assert "hand edit, no trailer" in subjects
     assert subjects[0].startswith("loa-mem archive:")
     assert not any(other in s for s in subjects)
+
+
+def test_what_a_killed_writer_left_is_never_committed(cli: Cli, store: Path) -> None:
+    facts = store / FACTS
+    (facts.parent / ".facts.yaml.4242.tmp").write_text("half written\n")
+    (facts.parent / ".facts.yaml.4242.old").write_text("an old copy\n")
+    _remember(cli, "Pending on purpose.", "--no-commit")
+    cli.ok("commit")
+
+    committed = git(store, "show", "--name-only", "--format=", "HEAD").split()
+    assert FACTS in committed
+    assert not [p for p in committed if p.endswith((".tmp", ".old"))]
