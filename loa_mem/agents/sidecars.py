@@ -119,16 +119,8 @@ def put_sidecar(txn: Transaction, store: Store, agent: str, data: dict[str, Any]
 
 def plain(value: Any) -> Any:
     """Plain dicts, lists and scalars from a round-trip document; timestamps as ISO text."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, datetime):
-        return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    return str(value)
+    return yamlio.plain(value, _iso)
+
+
+def _iso(value: datetime) -> str:
+    return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))

@@ -15,6 +15,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -459,14 +460,22 @@ def edit_item(item_text: str, indent: int, change: Callable[[Any], None]) -> str
     return _shift("".join(rebuilt), indent)
 
 
-def plain(value: Any) -> Any:
-    """Turn ruamel round-trip containers into plain dicts and lists (for comparisons, JSON)."""
+def plain(value: Any, timestamps: Callable[[datetime], str] | None = None) -> Any:
+    """Plain dicts, lists and scalars from a round-trip document (for comparisons, JSON):
+    ruamel's scalar types become int, float and str; timestamps become `timestamps(value)` when
+    given, else their text."""
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {str(k): plain(v, timestamps) for k, v in value.items()}
     if isinstance(value, list):
-        return [plain(v) for v in value]
-    if value is None or isinstance(value, (bool, int, float)):
+        return [plain(v, timestamps) for v in value]
+    if timestamps is not None and isinstance(value, datetime):
+        return timestamps(value)
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
     return str(value)
 
 
@@ -494,3 +503,39 @@ def round_trip_dump(data: Any) -> str:
     out = io.StringIO()
     _round_trip().dump(data, out)
     return out.getvalue()
+
+
+def append_fields(item_text: str, data: dict[str, Any], fields: dict[str, Any]) -> str | None:
+    """One block list item's lines with `fields` (new keys, scalar values) appended as lines,
+    as the ruamel round trip writes them; None when that would not give exactly `data` plus the
+    fields (the caller then takes `edit_item`)."""
+    first = item_text.lstrip("\n").split("\n", 1)[0]
+    pad = len(first) - len(first.lstrip())
+    if not first.lstrip().startswith("- ") or first.lstrip()[2:3] in ("{", " ", ""):
+        return None
+    keys = " " * (pad + 2)
+    out = item_text if item_text.endswith("\n") else item_text + "\n"
+    out += "".join(f"{keys}{key}: {_scalar(value)}\n" for key, value in fields.items())
+    try:
+        [item] = load_list(out, "append").items
+    except (ValueError, InvalidFile):
+        return None
+    return out if item.data == {**data, **fields} else None
+
+
+def _scalar(value: Any) -> str:
+    """A scalar as a plain YAML value, single-quoted when plain text would read as another type
+    (a timestamp, a number)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = str(value)
+    if isinstance(value, str) and _reads_as(text) != value:
+        return "'" + text.replace("'", "''") + "'"
+    return text
+
+
+def _reads_as(text: str) -> Any:
+    try:
+        return yaml.load(text, Loader=_BaseLoader)
+    except yaml.YAMLError:
+        return None

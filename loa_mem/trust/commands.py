@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock
+from loa_mem.core import clock, yamlio
 from loa_mem.core.errors import InvalidFile, NotFound, Refused
 from loa_mem.trust import rules
 
@@ -29,19 +29,11 @@ def settings(store: Any) -> rules.Settings:
 
 def plain(value: Any) -> Any:
     """A plain copy of a loaded block (round-trip types, timestamps as ISO strings)."""
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v) for v in value]
-    if isinstance(value, datetime):
-        return clock.iso(clock.parse_field(value, "timestamp"))
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    return str(value)
+    return yamlio.plain(value, _iso)
+
+
+def _iso(value: datetime) -> str:
+    return clock.iso(clock.parse_field(value, "timestamp"))
 
 
 def schema_problems(block: Any) -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loa_mem.core import clock, git, textfile, yamlio
-from loa_mem.core.errors import InvalidFile, NotFound, NothingToDo, Refused
+from loa_mem.core.errors import NotFound, NothingToDo, Refused
 from loa_mem.core.sensitive import refuse_sensitive
 from loa_mem.memory import rules as model
 from loa_mem.memory.index import Row
@@ -56,24 +56,12 @@ def _archived_copy(store: Store, row: Row, reason: str, when: str,
 
 def _append_archive_fields(text: str, data: dict[str, Any], reason: str,
                            when: str) -> str | None:
-    """The archive fields appended as lines, as the ruamel round trip writes them, for a block
-    item that has none yet; None when that would not give exactly the entry plus the fields
-    (the caller then takes the round trip). A ruamel round trip costs ~20 ms an entry, which
-    made gc of hundreds of expired entries take many seconds."""
-    first = text.lstrip("\n").split("\n", 1)[0]
-    pad = len(first) - len(first.lstrip())
-    if any(key in data for key in ARCHIVE_FIELDS) or not first.lstrip().startswith("- ") or (
-            first.lstrip()[2:3] in ("{", " ", "")):
+    """The archive fields appended as lines (`yamlio.append_fields`): a ruamel round trip costs
+    ~20 ms an entry, which made gc of hundreds of expired entries take many seconds."""
+    if any(key in data for key in ARCHIVE_FIELDS):
         return None
-    keys = " " * (pad + 2)
-    out = (text if text.endswith("\n") else text + "\n") + (
-        f"{keys}archived: true\n{keys}archived_at: '{when}'\n{keys}archive_reason: {reason}\n")
-    try:
-        [item] = yamlio.load_list(out, "archive").items
-    except (ValueError, InvalidFile):
-        return None
-    return out if item.data == {**data, "archived": True, "archived_at": when,
-                                "archive_reason": reason} else None
+    return yamlio.append_fields(text, data, {"archived": True, "archived_at": when,
+                                             "archive_reason": reason})
 
 
 def move_to_archive(store: Store, txn: Transaction, rows: list[Row], reason: str) -> None:
