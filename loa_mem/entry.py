@@ -4,7 +4,10 @@ context hook) are dispatched from here before typer is imported."""
 from __future__ import annotations
 
 import sys
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the hook's import budget
+    from typing import Any
 
 
 def main(argv: list[str] | None = None) -> None:
