@@ -1,9 +1,10 @@
 """Benchmark of what the people feature adds to the session-start hook (`loa-mem context`).
 
 Builds a personal store of --prefs preferences in a temporary LOA_MEM_HOME, then times, in fresh
-processes (median of --runs), `context_fast.preference_lines(None)`: importing `loa_mem.people`,
-resolving the user (LOA_MEM_USER, or `git config user.email`), reading the store and appending
-to the access log. Also times one `loa-mem pref observe` (a write with its commit).
+processes (median of --runs), `context.fast.preference_lines(None)`: importing
+`loa_mem.people.home`, resolving the user (LOA_MEM_USER, or `git config user.email`), reading
+the store and appending to the access log. Also times one `loa-mem pref observe` (a write with
+its commit).
 
     .venv/bin/python bench/bench_people.py --prefs 50 --runs 21
 """
@@ -20,13 +21,16 @@ import tempfile
 import time
 from pathlib import Path
 
-PROBE = ("import time, loa_mem.context_fast as c\n"
+PROBE = ("import time, loa_mem.context.fast as c\n"
          "s = time.perf_counter(); n = len(c.preference_lines(None))\n"
          "print(json.dumps([n, (time.perf_counter() - s) * 1000]))")
 
 
 def build(home: Path, count: int) -> dict[str, str]:
-    from loa_mem import clock, people, people_store, prefs_rules
+    from loa_mem.core import clock
+    from loa_mem.people import home as people
+    from loa_mem.people import rules as prefs_rules
+    from loa_mem.people import writing as people_store
 
     env = {"LOA_MEM_HOME": str(home), "LOA_MEM_USER": "bench@example.com"}
     os.environ.update(env)

@@ -34,7 +34,7 @@ IMPORTS = {
         "import detect_secrets.plugins.keyword, detect_secrets.plugins.aws",
     "phonenumbers": "import phonenumbers",
     "python-stdnum (iban, luhn, us.ssn)": "import stdnum.iban, stdnum.luhn, stdnum.us.ssn",
-    "loa_mem.sensitive (own rules only)": "import loa_mem.sensitive",
+    "loa_mem.core.sensitive (own rules only)": "import loa_mem.core.sensitive",
 }
 TEXTS = {
     "plain prose": "Use ruff for linting and mypy in strict mode before every release.",
@@ -63,7 +63,7 @@ def import_ms(statement: str, runs: int) -> float:
 
 
 def scan_us(text: str, runs: int) -> float:
-    from loa_mem import sensitive
+    from loa_mem.core import sensitive
 
     sensitive.scan(text)  # load what this text needs
     times = []

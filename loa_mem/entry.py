@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the hook's import budget
+    from typing import Any
+
 
 def main(argv: list[str] | None = None) -> None:
     args = sys.argv[1:] if argv is None else argv
@@ -16,9 +20,20 @@ def main(argv: list[str] | None = None) -> None:
         print(f"loa-mem {__version__}")
         sys.exit(0)
     if args[:1] == ["context"]:
-        from loa_mem.context_fast import main as context_main
+        from loa_mem.context.fast import main as context_main
 
-        sys.exit(context_main(args[1:]))
+        sys.exit(context_main(args[1:], _slow_context, _run))
+    sys.exit(_run(args))
+
+
+def _run(args: list[str]) -> int:
     from loa_mem.cli.app import run
 
-    sys.exit(run(args))
+    return run(args)
+
+
+def _slow_context(root: str | None, options: Any) -> Any:
+    """The session-start block when a cache is stale: through the `Store`, so imported only then."""
+    from loa_mem.integrations.context_sources import slow_block
+
+    return slow_block(root, options)

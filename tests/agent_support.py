@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from loa_mem import yamlio
+from loa_mem.core import yamlio
 from tests import support
 from tests.conftest import Cli, git
 

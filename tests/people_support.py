@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from loa_mem import people
+from loa_mem.people import home as people
 from tests.conftest import Cli
 
 T0 = "2026-03-01T09:00:00Z"
@@ -18,7 +18,7 @@ BOB = "bob@example.com"
 
 def at(days: float) -> str:
     """T0 plus `days`, as LOA_MEM_NOW text."""
-    from loa_mem import clock
+    from loa_mem.core import clock
 
     return clock.iso(clock.parse(T0) + clock.days(days))
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from loa_mem import yamlio
+from loa_mem.core import yamlio
 from tests.conftest import git
 
 MEMORY = "grimoires/loa/memory"

@@ -109,10 +109,10 @@ def test_stdin_that_is_not_utf8_is_refused(store: Path, args: tuple[str, ...]) -
 
 def test_a_lone_surrogate_from_a_json_client_is_refused_by_the_rules(store: Path) -> None:
     """A JSON string may spell a surrogate (`"\\udcff"`): the entry rules refuse it."""
-    from loa_mem.commands.remember import remember
-    from loa_mem.errors import Refused
-    from loa_mem.model import NewEntry
-    from loa_mem.store import Store
+    from loa_mem.core.errors import Refused
+    from loa_mem.memory.commands.remember import remember
+    from loa_mem.memory.rules import NewEntry
+    from loa_mem.memory.store import Store
 
     before = Unchanged(store)
     with pytest.raises(Refused, match=r"content holds a lone surrogate \(U\+DCFF at character 5"):
@@ -281,7 +281,7 @@ def test_a_torn_events_line_is_skipped_and_validate_warns(
     assert [(p["path"], p["line"], p["rule"], p["severity"]) for p in report["problems"]] == [
         (EVENTS, lines + 1, "events", "warning")]
     new = support.remember(cli, "A fact after the torn line.", "fact")
-    from loa_mem import events
+    from loa_mem.core import events
 
     assert events.read_all(store / EVENTS)[-1]["ids"] == [new]  # on a line of its own
 
@@ -382,7 +382,7 @@ def test_an_index_that_cannot_be_written_after_the_files_puts_them_back(
         cli: Cli, store: Path, filled: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     import sqlite3
 
-    from loa_mem import writer
+    from loa_mem.memory import writer
 
     def disk_full(*_: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
@@ -522,7 +522,7 @@ def test_the_documented_context_settings_are_accepted_and_used(cli: Cli, store: 
 
 
 def test_every_configuration_key_the_readme_documents_is_accepted(cli: Cli, store: Path) -> None:
-    from loa_mem import config
+    from loa_mem.memory import config
 
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
     table = readme.split("### Configuration", 1)[1].split("###", 1)[0]
@@ -580,7 +580,7 @@ def test_gc_reports_the_same_numbers_in_a_dry_run_and_a_real_run_after_compress(
 # -- crashes -------------------------------------------------------------------------------------
 def test_a_crash_log_holds_the_command_but_none_of_its_values(
         cli: Cli, store: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    from loa_mem.commands import remember
+    from loa_mem.memory.commands import remember
 
     secret = "hunter2-secret-value"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import yamlio
+from loa_mem.core import yamlio
 from tests import support
 from tests.conftest import Cli, git
 

@@ -14,8 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-from loa_mem import lock
-from loa_mem.store import Store
+from loa_mem.core import lock
+from loa_mem.memory.store import Store
 from tests import support
 from tests.conftest import git, run_loa_mem
 

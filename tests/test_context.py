@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import clock, tokens
+from loa_mem.core import clock, tokens
 from tests import support
 from tests.conftest import FIXED_NOW, Cli, run_loa_mem
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import model
+from loa_mem.memory import rules as model
 from tests import support
 from tests.conftest import Cli, git
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import yamlio
+from loa_mem.core import yamlio
 from tests import support
 from tests import ws_support as ws
 from tests.conftest import FIXED_NOW, Cli, git

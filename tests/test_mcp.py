@@ -100,8 +100,8 @@ def test_a_session_remembers_recalls_supersedes_and_forgets(store: Path) -> None
 
 
 def test_advise_and_context_over_mcp(store: Path) -> None:
-    pytest.importorskip("loa_mem.advise")
-    pytest.importorskip("loa_mem.context_fast")
+    pytest.importorskip("loa_mem.workingset.advise")
+    pytest.importorskip("loa_mem.context.fast")
     (store / "notes.md").write_text("# Notes\n")
     git(store, "add", "notes.md")
     git(store, "commit", "-qm", "notes")

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import model, yamlio
+from loa_mem.core import yamlio
+from loa_mem.memory import rules as model
 from tests import support
 from tests.conftest import FIXED_NOW, Cli, git
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from loa_mem.merge import Plan, merge_fields, merge_texts
+from loa_mem.memory.merge import Plan, merge_fields, merge_texts
 
 BASE: dict[str, Any] = {"id": "MEM-20260201-001", "category": "fact", "content": "x",
                         "confidence": 0.8, "tags": ["a", "b"]}

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import people, people_store
+from loa_mem.people import home as people
+from loa_mem.people import writing as people_store
 from tests.conftest import FIXED_NOW, Cli, git, run_loa_mem
 from tests.people_support import ALICE, T0, PrefCli, make_pcli
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import people
+from loa_mem.people import home as people
 from tests.people_support import ALICE, BOB, T0, PrefCli, make_pcli
 
 ALICE_UID, BOB_UID = 4201, 4202

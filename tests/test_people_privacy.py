@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import people
+from loa_mem.people import home as people
 from tests.conftest import git
 from tests.people_support import ALICE, T0, PrefCli, at, make_pcli
 

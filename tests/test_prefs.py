@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem import prefs_rules
+from loa_mem.people import rules as prefs_rules
 from tests.people_support import T0, PrefCli, at, make_pcli
 
 

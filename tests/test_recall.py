@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from loa_mem import model
+from loa_mem.memory import rules as model
 from tests import support
 from tests.conftest import Cli
 

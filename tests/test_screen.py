@@ -204,7 +204,7 @@ def test_an_unknown_jsonl_key_is_not_repeated(cli: Cli, store: Path) -> None:
 
 def test_a_crash_log_holds_no_value_that_was_passed(cli: Cli, store: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from loa_mem.commands import remember as remembering
+    from loa_mem.memory.commands import remember as remembering
 
     secret = _token()
 

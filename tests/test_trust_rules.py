@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
-from loa_mem import clock, similarity
-from loa_mem import trust as t
+from loa_mem.core import clock
+from loa_mem.trust import rules as t
+from loa_mem.trust import similarity
 
 NOW = clock.parse("2026-02-01T10:30:00Z")
 S = t.Settings()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from loa_mem import yamlio
+from loa_mem.core import yamlio
 from tests.conftest import git
 
 WS = "grimoires/loa/working-set"

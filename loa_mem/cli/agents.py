@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loa_mem import events
 from loa_mem.cli import agents_views as views
 from loa_mem.cli.app import Json, NoCommit, Root, new_app
-from loa_mem.errors import Refused
-from loa_mem.render import emit
+from loa_mem.cli.render import emit
+from loa_mem.core import events
+from loa_mem.core.errors import Refused
 
 if TYPE_CHECKING:
-    from loa_mem.store import Store
-    from loa_mem.validate import Problem
+    from loa_mem.memory.store import Store
 
 Agent = Annotated[str, typer.Argument(help="The agent's name (its sidecar's file name).",
                                       show_default=False)]
@@ -28,7 +26,7 @@ session_app = new_app("Multi-agent sessions: brief the agents, then apply the me
 
 
 def _store(root: str | None) -> Store:
-    from loa_mem.store import Store
+    from loa_mem.memory.store import Store
 
     return Store.open(root)
 
@@ -36,7 +34,7 @@ def _store(root: str | None) -> Store:
 @agent_app.command("list")
 def agent_list(root: Root = None, as_json: Json = False) -> None:
     """List the agents that have a sidecar."""
-    from loa_mem.commands.agents import list_agents
+    from loa_mem.agents.commands import list_agents
 
     emit(list_agents(_store(root)), as_json, views.agent_list)
 
@@ -44,7 +42,7 @@ def agent_list(root: Root = None, as_json: Json = False) -> None:
 @agent_app.command("show")
 def agent_show(agent: Agent, root: Root = None, as_json: Json = False) -> None:
     """Show an agent's memories, relationships and decision history."""
-    from loa_mem.commands.agents import show
+    from loa_mem.agents.commands import show
 
     emit(show(_store(root), agent), as_json, views.agent_show)
 
@@ -63,7 +61,7 @@ def agent_remember(
     as_json: Json = False,
 ) -> None:
     """Give an agent a memory (at most 100 characters, confidence 0.5-1.0)."""
-    from loa_mem.commands.agents import remember
+    from loa_mem.agents.commands import remember
 
     emit(remember(_store(root), agent, text, kind, confidence, session, events.actor(agent),
                   not no_commit), as_json, views.changed)
@@ -78,7 +76,7 @@ def agent_reinforce(
     as_json: Json = False,
 ) -> None:
     """Mark a memory as referenced: +0.1 confidence, and its decay count starts again."""
-    from loa_mem.commands.agents import reinforce
+    from loa_mem.agents.commands import reinforce
 
     emit(reinforce(_store(root), agent, memory_id, session, events.actor(agent),
                    not no_commit), as_json, views.changed)
@@ -98,7 +96,7 @@ def agent_relate(
 ) -> None:
     """Count an agreement, disagreement or complement (listed from 2 agreements or 2
     disagreements; a complement at once)."""
-    from loa_mem.commands.agents import relate
+    from loa_mem.agents.commands import relate
 
     chosen = [name for name, on in (("agree", agree), ("disagree", disagree),
                                     ("complement", complement)) if on]
@@ -119,7 +117,7 @@ def session_start(
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Open a session; print each agent's last memories and relationships for its context."""
-    from loa_mem.commands.sessions import start
+    from loa_mem.agents.sessions import start
 
     emit(start(_store(root), agent, session), as_json, views.started)
 
@@ -131,7 +129,7 @@ def session_end(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Apply the memory rules to every participant's sidecar, in one commit."""
-    from loa_mem.commands.sessions import end
+    from loa_mem.agents.sessions import end
 
     emit(end(_store(root), session, events.actor(), not no_commit), as_json, views.ended)
 
@@ -139,7 +137,7 @@ def session_end(
 @session_app.command("list")
 def session_list(root: Root = None, as_json: Json = False) -> None:
     """List the open sessions of this clone."""
-    from loa_mem.commands.sessions import list_open
+    from loa_mem.agents.sessions import list_open
 
     emit(list_open(_store(root)), as_json, views.open_sessions)
 
@@ -147,17 +145,3 @@ def session_list(root: Root = None, as_json: Json = False) -> None:
 def add_commands(app: typer.Typer) -> None:
     app.add_typer(agent_app, name="agent")
     app.add_typer(session_app, name="session")
-
-
-def check(store: Store, paths: list[str] | None,
-          counted: dict[str, int]) -> Iterable[Problem]:
-    from loa_mem.agents_check import check as do_check
-
-    return do_check(store, paths, counted)
-
-
-def managed_dirs(store: Store) -> list[str]:
-    from loa_mem.commands.agents import state_index_rel
-    from loa_mem.sidecars import agents_dir
-
-    return [agents_dir(store), state_index_rel(store)]

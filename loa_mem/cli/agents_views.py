@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loa_mem.render import Block, Table
+from loa_mem.cli.render import Block, Table
 
 if TYPE_CHECKING:
-    from loa_mem.commands.agents import AgentList, AgentShown, Changed
-    from loa_mem.commands.sessions import Ended, OpenSessions, Started
+    from loa_mem.agents.commands import AgentList, AgentShown, Changed
+    from loa_mem.agents.sessions import Ended, OpenSessions, Started
 
 
 def _c(value: Any) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import sys
@@ -11,9 +10,10 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from loa_mem import __version__, git, notices
-from loa_mem.errors import EXIT_INTERNAL, EXIT_REFUSED, LoaMemError, MachineFault, Refused
-from loa_mem.render import error as print_error
+from loa_mem import __version__
+from loa_mem.cli.render import error as print_error
+from loa_mem.core import git, notices
+from loa_mem.core.errors import EXIT_INTERNAL, EXIT_REFUSED, user_error
 
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 Root = Annotated[str | None, typer.Option(
@@ -103,44 +103,6 @@ class LoaGroup(TyperGroup):
         finally:
             for note in notices.drain():
                 print_error(note)
-
-
-def user_error(failure: BaseException) -> LoaMemError | None:
-    """The user-facing form of an error, or None for a bug.
-
-    Besides loa-mem's own errors: the machine's refusals (a full disk, a read-only or
-    protected folder, a directory where a file belongs), text that is not Unicode, and the
-    index database refusing to write. All of them are for the user to fix, none is a crash."""
-    import sqlite3
-
-    if isinstance(failure, LoaMemError):
-        return failure
-    if isinstance(failure, OSError) and failure.errno in _MACHINE_FAULTS:
-        where = failure.filename or "a file"
-        return MachineFault(f"{where}: {failure.strerror}", _MACHINE_FAULTS[failure.errno])
-    if isinstance(failure, UnicodeError):
-        return Refused("some text is not valid UTF-8 / Unicode (a lone surrogate or an "
-                       "undecodable byte)", "pass and store text as UTF-8; nothing was written")
-    if isinstance(failure, sqlite3.OperationalError):
-        return MachineFault(f"the index in .git/loa-mem cannot be written ({failure})",
-                            "free disk space or fix the permissions of .git/loa-mem, then "
-                            "retry (the index is derived: deleting it is safe); nothing was "
-                            "written")
-    return None
-
-
-_FIX_PERMISSIONS = "free disk space or fix the permissions, then retry"
-# Errors of the disk, the permissions or the layout of files, not of loa-mem: the user can fix
-# them. Each with what to do.
-_MACHINE_FAULTS = {
-    errno.ENOSPC: _FIX_PERMISSIONS, errno.EDQUOT: _FIX_PERMISSIONS,
-    errno.EFBIG: _FIX_PERMISSIONS, errno.EROFS: _FIX_PERMISSIONS,
-    errno.EACCES: _FIX_PERMISSIONS, errno.EPERM: _FIX_PERMISSIONS,
-    errno.EISDIR: "a directory is where a file belongs; move it away, then retry",
-    errno.ENOTDIR: "a file is where a directory belongs; move it away, then retry",
-    errno.ENAMETOOLONG: "use a shorter path",
-    errno.ELOOP: "a symbolic link loops; fix or remove it",
-}
 
 
 _ARGV = "loa_mem.argv"  # the command line as given, in the context tree's shared meta

@@ -1,7 +1,8 @@
 """Which module holds each top-level command, and its one-line help, without importing them.
 
-`catalog.json` is generated from the registered features (`python -m loa_mem.cli.catalog`) and a
-test fails when it drifts. A command missing from it is still found, by importing every feature.
+`catalog.json` is generated from `COMMAND_MODULES` (`python -m loa_mem.cli.catalog`) and a
+test fails when it drifts. A command missing from it is still found, by importing every command
+module.
 """
 
 from __future__ import annotations
@@ -12,6 +13,17 @@ from pathlib import Path
 from typing import Any
 
 _CATALOG = Path(__file__).with_name("catalog.json")
+
+# each defines `add_commands(app: typer.Typer) -> None` (keep its module-level imports light)
+COMMAND_MODULES: list[str] = [
+    "loa_mem.cli.memory",
+    "loa_mem.cli.integrations",
+    "loa_mem.cli.integrations_context",
+    "loa_mem.cli.working_set",
+    "loa_mem.cli.agents",
+    "loa_mem.cli.trust",
+    "loa_mem.cli.people",
+]
 
 
 @cache
@@ -64,10 +76,8 @@ def _apps(module_names: list[str]) -> list[tuple[str, Any]]:
 
 def build(name: str) -> Any:
     """The click command for `name`, built alone; None when no feature has it."""
-    from loa_mem import features
-
     entry = _entries().get(name)
-    modules = [entry["module"]] if entry else list(features.FEATURES)
+    modules = [entry["module"]] if entry else list(COMMAND_MODULES)
     for _, app in _apps(modules):
         commands = [c for c in app.registered_commands if _command_name(c) == name]
         groups = [g for g in app.registered_groups if _group_name(g) == name]
@@ -82,10 +92,8 @@ def build(name: str) -> Any:
 def generate() -> dict[str, dict[str, str]]:
     import typer.main
 
-    from loa_mem import features
-
     catalog: dict[str, dict[str, str]] = {}
-    for module_name, app in _apps(list(features.FEATURES)):
+    for module_name, app in _apps(list(COMMAND_MODULES)):
         for name, command in typer.main.get_group(app).commands.items():
             catalog[name] = {"module": module_name, "help": command.get_short_help_str(limit=80)}
     return catalog

@@ -12,7 +12,7 @@ import typer
 
 from loa_mem.cli import integrations_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
-from loa_mem.render import emit
+from loa_mem.cli.render import emit
 
 
 def merge_driver(
@@ -33,8 +33,8 @@ def merge_driver(
     """Merge memory files by entry id (git runs this; `loa-mem init` registers it).
 
     Exit 0 when merged cleanly, 1 when entries conflict (left between conflict markers)."""
-    from loa_mem.commands import merging
-    from loa_mem.errors import UsageError
+    from loa_mem.core.errors import UsageError
+    from loa_mem.integrations import merge_driver as merging
 
     if repair:
         repair_store(root, as_json)
@@ -51,7 +51,7 @@ def repair_store(root: Root = None, as_json: Json = False) -> None:
     one-way supersede links. Commits the fix, or stages it while a merge or rebase is stopped.
 
     Exit 0 when everything was fixed, 1 when something needs you (the report says what)."""
-    from loa_mem.commands import merging
+    from loa_mem.integrations import merge_driver as merging
 
     repaired = merging.repair(root)
     emit(repaired, as_json, views.repaired)
@@ -109,9 +109,9 @@ def import_entries(
 ) -> None:
     """Import entries (jsonl, markdown, Claude Code memory files, MDAN sidecars): every entry
     is checked first, then all are written in one commit, or none."""
-    from loa_mem import events
-    from loa_mem.commands.transfer import import_file
-    from loa_mem.store import Store
+    from loa_mem.core import events
+    from loa_mem.memory.commands.transfer import import_file
+    from loa_mem.memory.store import Store
 
     with _progress() as progress:
         result = import_file(Store.open(root), source, fmt, events.actor(agent),
@@ -136,9 +136,9 @@ def export_entries(
     """Export entries: jsonl (lossless), markdown, claude (a MEMORY.md) or mdan (a sidecar)."""
     from dataclasses import replace
 
-    from loa_mem.commands.transfer import export_entries as do_export
-    from loa_mem.filewrite import atomic_write
-    from loa_mem.store import Store
+    from loa_mem.core.filewrite import atomic_write
+    from loa_mem.memory.commands.transfer import export_entries as do_export
+    from loa_mem.memory.store import Store
 
     store = Store.open(root)
     result = do_export(store, fmt, categories=tuple(category or ()), everything=everything,
@@ -155,7 +155,7 @@ def export_entries(
 def mcp(root: Root = None) -> None:
     """Serve the Model Context Protocol on stdio (tools: remember, recall, supersede, forget,
     advise, context). Needs the mcp extra: pip install 'loa-mem[mcp]'."""
-    from loa_mem.mcp_server import serve
+    from loa_mem.integrations.mcp import serve
 
     serve(root)
 
@@ -166,9 +166,3 @@ def add_commands(app: typer.Typer) -> None:
     app.command("import")(import_entries)
     app.command("export")(export_entries)
     app.command("mcp")(mcp)
-
-
-def on_init(store: Any) -> list[str]:
-    from loa_mem.commands.merging import register_driver
-
-    return register_driver(store)

@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from loa_mem import textfile
 from loa_mem.cli.app import Json, Root, new_app
-from loa_mem.errors import EXIT_REFUSED, LoaMemError
-from loa_mem.render import Block, emit
+from loa_mem.cli.render import Block, emit
+from loa_mem.core import textfile
+from loa_mem.core.errors import EXIT_REFUSED, LoaMemError
 
 if TYPE_CHECKING:
-    from loa_mem.hooks import Changed
+    from loa_mem.integrations.hooks import Changed
 
 Budget = Annotated[int | None, typer.Option(
     "--budget", min=100, help="Token budget (default: context.budget_tokens, 2000); "
@@ -39,15 +39,16 @@ def context(
     root: Root = None,
 ) -> None:
     """Print the session-start block for an agent's context, cut to a token budget."""
-    from loa_mem import context as ctx
-    from loa_mem import context_fast
+    from loa_mem.context import block as ctx
+    from loa_mem.context import fast as context_fast
+    from loa_mem.integrations import context_sources
 
     if output not in ("markdown", "json"):
         raise typer.BadParameter("use markdown or json", param_hint="--format")
     options = ctx.Options(budget=budget, query=query, agents=tuple(agent or ()),
                           output="json" if as_json else output, user=user)
     try:
-        block = context_fast.load(root, options)
+        block = context_sources.load(root, options)
     except Exception as failure:
         if context_fast.fail_open(failure):
             return
@@ -73,8 +74,8 @@ def hooks_install(
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Add loa-mem's hooks, keeping every other hook; writes files, commits nothing."""
-    from loa_mem import hooks
-    from loa_mem.store import locate_top
+    from loa_mem.integrations import hooks
+    from loa_mem.memory.store import locate_top
 
     emit(hooks.install(locate_top(root), claude_code, git_hook, command), as_json, _changed)
 
@@ -87,8 +88,8 @@ def hooks_uninstall(
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Remove exactly what `hooks install` added (both kinds unless one is named)."""
-    from loa_mem import hooks
-    from loa_mem.store import locate_top
+    from loa_mem.integrations import hooks
+    from loa_mem.memory.store import locate_top
 
     emit(hooks.uninstall(locate_top(root), claude_code, git_hook), as_json, _changed)
 
@@ -96,7 +97,7 @@ def hooks_uninstall(
 @hooks_app.command("print")
 def hooks_print(command: Command = "loa-mem", as_json: Json = False) -> None:
     """Show the shell lines to run at session start, session end and before a commit."""
-    from loa_mem import hooks
+    from loa_mem.integrations import hooks
 
     emit(_Lines(hooks.lines(command)), as_json, _lines_view)
 
@@ -133,9 +134,9 @@ SESSION_END_GC_SECONDS = 1.0
 def _is_open(session: str, root: str | None) -> bool:
     """Only a session opened with `session start` has sidecars to update: a runner's other
     sessions end with gc alone, and without an error on every exit."""
-    from loa_mem.commands.sessions import is_open
-    from loa_mem.errors import LoaMemError
-    from loa_mem.store import Store
+    from loa_mem.agents.sessions import is_open
+    from loa_mem.core.errors import LoaMemError
+    from loa_mem.memory.store import Store
 
     try:
         return is_open(Store.open(root), session)

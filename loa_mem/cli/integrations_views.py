@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from loa_mem.commands.merging import FileMerge
-from loa_mem.commands.transfer import Exported, Imported
-from loa_mem.render import Block
-from loa_mem.repair import RepairReport
+from loa_mem.cli.render import Block
+from loa_mem.integrations.merge_driver import FileMerge
+from loa_mem.memory.commands.transfer import Exported, Imported
+from loa_mem.memory.repair import RepairReport
 
 
 def file_merge(result: FileMerge) -> list[Block]:

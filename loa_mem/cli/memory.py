@@ -7,18 +7,19 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loa_mem import events, model, textfile
 from loa_mem.cli import memory_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
-from loa_mem.errors import Refused
+from loa_mem.core import events, textfile
+from loa_mem.core.errors import Refused
+from loa_mem.memory import rules as model
 
 if TYPE_CHECKING:
-    from loa_mem.store import Store
-from loa_mem.render import emit
+    from loa_mem.memory.store import Store
+from loa_mem.cli.render import emit
 
 
 def _store(root: str | None) -> Store:
-    from loa_mem.store import Store
+    from loa_mem.memory.store import Store
 
     return Store.open(root)
 
@@ -61,7 +62,7 @@ def _request(content: str, category: str, summary: str | None, confidence: float
 
 def init(root: Root = None, as_json: Json = False) -> None:
     """Create a memory store here (git repo, config, grimoire files, first commit)."""
-    from loa_mem.commands.setup import init as do_init
+    from loa_mem.memory.commands.setup import init as do_init
 
     emit(do_init(root), as_json, views.initialized)
 
@@ -75,7 +76,7 @@ def remember(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Remember one entry (refused if it breaks a rule or holds a secret)."""
-    from loa_mem.commands.remember import remember as do_remember
+    from loa_mem.memory.commands.remember import remember as do_remember
 
     request = _request(content, category, summary, confidence, tag, ttl, session, agent, phase,
                        file, lines, related)
@@ -94,7 +95,7 @@ def supersede(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Replace an entry with a new one; the old one stays, linked both ways."""
-    from loa_mem.commands.remember import supersede as do_supersede
+    from loa_mem.memory.commands.remember import supersede as do_supersede
 
     request = _request(content, category, summary, confidence, tag, ttl, session, agent, phase,
                        file, lines, related)
@@ -117,8 +118,8 @@ def recall(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Find the memories that matter now, best first. Read-only unless --track."""
-    from loa_mem.commands.read import default_filters
-    from loa_mem.commands.read import recall as do_recall
+    from loa_mem.memory.commands.read import default_filters
+    from loa_mem.memory.commands.read import recall as do_recall
 
     for name in category or []:
         model.check_category(name)
@@ -134,7 +135,7 @@ def recall(
 
 def show(memory_id: MemoryId, root: Root = None, as_json: Json = False) -> None:
     """Show one entry, its state, its tier and its supersede chain."""
-    from loa_mem.commands.read import show as do_show
+    from loa_mem.memory.commands.read import show as do_show
 
     emit(do_show(_store(root), memory_id), as_json, views.shown)
 
@@ -150,7 +151,7 @@ def archive(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Move entries to the archive with a reason."""
-    from loa_mem.commands.lifecycle import archive as do_archive
+    from loa_mem.memory.commands.lifecycle import archive as do_archive
 
     emit(do_archive(_store(root), ids or [], expired, reason, dry_run, events.actor(),
                     not no_commit), as_json, views.changed)
@@ -163,7 +164,7 @@ def forget(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Remove an entry from the working files; git history keeps it (see restore)."""
-    from loa_mem.commands.lifecycle import forget as do_forget
+    from loa_mem.memory.commands.lifecycle import forget as do_forget
 
     emit(do_forget(_store(root), memory_id, reason, events.actor(), not no_commit), as_json,
          views.changed)
@@ -178,12 +179,12 @@ def restore(
     """Bring back an entry (MEM id) or a file (path) from the archive or git history."""
     if not memory_id.upper().startswith("MEM-"):
         from loa_mem.cli.working_set_views import restored
-        from loa_mem.restore_file import restore_path
+        from loa_mem.workingset.restore_file import restore_path
 
         emit(restore_path(_store(root), memory_id, events.actor(), not no_commit), as_json,
              restored)
         return
-    from loa_mem.commands.lifecycle import restore as do_restore
+    from loa_mem.memory.commands.lifecycle import restore as do_restore
 
     emit(do_restore(_store(root), memory_id, events.actor(), not no_commit), as_json,
          views.changed)
@@ -191,7 +192,7 @@ def restore(
 
 def history(memory_id: MemoryId, root: Root = None, as_json: Json = False) -> None:
     """List every commit that touched an entry, newest first."""
-    from loa_mem.commands.read import history as do_history
+    from loa_mem.memory.commands.read import history as do_history
 
     emit(do_history(_store(root), memory_id), as_json, views.history)
 
@@ -204,7 +205,7 @@ def feedback(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Record whether applying a memory worked; updates its effectiveness score."""
-    from loa_mem.commands.lifecycle import feedback as do_feedback
+    from loa_mem.memory.commands.lifecycle import feedback as do_feedback
 
     if success is None:
         raise Refused("say how it went", "pass --success or --failure")
@@ -218,7 +219,7 @@ def validate(
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Check every file against the schemas and the rules; exit 1 on any error."""
-    from loa_mem.validate import validate as do_validate
+    from loa_mem.memory.validate import validate as do_validate
 
     if output not in ("text", "json", "github"):
         raise Refused("unknown --format", "use text, json or github")
@@ -232,14 +233,14 @@ def validate(
 
 def status(root: Root = None, as_json: Json = False) -> None:
     """Counts by category and state, entries expiring soon, entries to review, pending files."""
-    from loa_mem.commands.read import status as do_status
+    from loa_mem.memory.commands.read import status as do_status
 
     emit(do_status(_store(root)), as_json, views.status)
 
 
 def schema(as_json: Json = False) -> None:
     """Print the entry schema (memory.schema.json)."""
-    from loa_mem import schemas
+    from loa_mem.core import schemas
 
     del as_json
     sys.stdout.write(schemas.text("memory.schema.json").rstrip("\n") + "\n")
@@ -247,7 +248,7 @@ def schema(as_json: Json = False) -> None:
 
 def commit(root: Root = None, as_json: Json = False) -> None:
     """Commit what --no-commit (or git.auto_commit: false) left pending, in one commit."""
-    from loa_mem.commands.setup import commit_pending
+    from loa_mem.memory.commands.setup import commit_pending
 
     emit(commit_pending(_store(root)), as_json, views.committed)
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loa_mem.render import Block, Table
+from loa_mem.cli.render import Block, Table
 
 if TYPE_CHECKING:
-    from loa_mem.commands.lifecycle import Changed
-    from loa_mem.commands.read import History, Recalled, Shown, Status
-    from loa_mem.commands.remember import Remembered
-    from loa_mem.commands.setup import Committed, Initialized
-    from loa_mem.validate import Report
+    from loa_mem.memory.commands.lifecycle import Changed
+    from loa_mem.memory.commands.read import History, Recalled, Shown, Status
+    from loa_mem.memory.commands.remember import Remembered
+    from loa_mem.memory.commands.setup import Committed, Initialized
+    from loa_mem.memory.validate import Report
 
 
 def _commit_note(sha: str | None) -> str:

@@ -12,8 +12,8 @@ import typer
 
 from loa_mem.cli import people_views as views
 from loa_mem.cli.app import Json, new_app
-from loa_mem.commands import people as core
-from loa_mem.render import emit
+from loa_mem.cli.render import emit
+from loa_mem.people import commands as core
 
 User = Annotated[str | None, typer.Option(
     "--user", help="Whose memory (default: LOA_MEM_USER, else git's user.email).",

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loa_mem.prefs_rules import show_value
-from loa_mem.render import Block, Table
+from loa_mem.cli.render import Block, Table
+from loa_mem.people.rules import show_value
 
 if TYPE_CHECKING:
-    from loa_mem.commands.people import (
+    from loa_mem.people.commands import (
         Deleted,
         PrefChanged,
         PrefShown,

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from loa_mem import events, textfile
 from loa_mem.cli import trust_views as views
 from loa_mem.cli.app import Json, NoCommit, Root, new_app
-from loa_mem.render import emit
+from loa_mem.cli.render import emit
+from loa_mem.core import events, textfile
 
 if TYPE_CHECKING:
-    from loa_mem.store import Store
-    from loa_mem.validate import Problem
+    from loa_mem.memory.store import Store
 
 AgentName = Annotated[str, typer.Argument(help="The agent's name (its sidecar's name).",
                                           show_default=False)]
@@ -23,7 +21,7 @@ Round = Annotated[str, typer.Option("--round", help="The round id, e.g. run_2026
 
 
 def _store(root: str | None) -> Store:
-    from loa_mem.store import Store
+    from loa_mem.memory.store import Store
 
     return Store.open(root)
 
@@ -42,7 +40,7 @@ def dissent(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Record a dissent: its depth (length, citations, novelty) and the new trust score."""
-    from loa_mem.commands.trust_events import dissent as do_dissent
+    from loa_mem.trust.recording import dissent as do_dissent
 
     if text == "-":
         text = textfile.read_stdin()
@@ -59,7 +57,7 @@ def override(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Record a human override of an agent's output (checked for regret after a deadline)."""
-    from loa_mem.commands.trust_events import override as do_override
+    from loa_mem.trust.recording import override as do_override
 
     emit(do_override(_store(root), agent, round_id, agent_output, human_decision,
                      events.actor(), not no_commit), as_json, views.overridden)
@@ -72,7 +70,7 @@ def check_reverts(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Infer regret: overrides of the round whose final version went back to the agent's."""
-    from loa_mem.commands.trust_events import check_reverts as do_check
+    from loa_mem.trust.recording import check_reverts as do_check
 
     emit(do_check(_store(root), round_id, final, events.actor(), not no_commit), as_json,
          views.checked)
@@ -80,14 +78,14 @@ def check_reverts(
 
 def score(agent: AgentName, root: Root = None, as_json: Json = False) -> None:
     """Show an agent's trust score now, its parts and its history with reasons."""
-    from loa_mem.commands.trust import standing
+    from loa_mem.trust.commands import standing
 
     emit(standing(_store(root), agent), as_json, views.standing)
 
 
 def report(root: Root = None, as_json: Json = False) -> None:
     """A table of every agent's trust: score, probation, rounds, dissents, overrides, regret."""
-    from loa_mem.commands.trust import report as do_report
+    from loa_mem.trust.commands import report as do_report
 
     emit(do_report(_store(root)), as_json, views.reported)
 
@@ -99,7 +97,7 @@ def pick_advocate(
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Draw the devil's advocate, weighted by trust (probation and < 0.2 left out)."""
-    from loa_mem.commands.trust import pick_advocate as do_pick
+    from loa_mem.trust.commands import pick_advocate as do_pick
 
     emit(do_pick(_store(root), agents, seed), as_json, views.advocate)
 
@@ -109,11 +107,3 @@ def add_commands(app: typer.Typer) -> None:
     for command in (dissent, override, check_reverts, score, report, pick_advocate):
         group.command()(command)
     app.add_typer(group, name="trust")
-
-
-def check(store: Store, paths: list[str] | None,
-          counted: dict[str, int]) -> Iterable[Problem]:
-    # nothing to count: the trust block is part of the agent sidecars the agents feature counts
-    from loa_mem.trust_check import check as do_check
-
-    return do_check(store, paths)

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from loa_mem.render import Block, Table
-from loa_mem.trust import moved, shown
+from loa_mem.cli.render import Block, Table
+from loa_mem.trust.rules import moved, shown
 
 if TYPE_CHECKING:
-    from loa_mem.commands.trust import Advocate, AgentTrust, Report
-    from loa_mem.commands.trust_events import Checked, Dissented, Overridden
+    from loa_mem.trust.commands import Advocate, AgentTrust, Report
+    from loa_mem.trust.recording import Checked, Dissented, Overridden
 
 HISTORY_SHOWN = 10
 

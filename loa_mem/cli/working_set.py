@@ -9,22 +9,21 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from loa_mem import events, textfile
 from loa_mem.cli import working_set_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
-from loa_mem.errors import Refused
-from loa_mem.render import emit
+from loa_mem.cli.render import emit
+from loa_mem.core import events, textfile
+from loa_mem.core.errors import Refused
 
 if TYPE_CHECKING:
-    from loa_mem.advise import AdviseRequest, Hint
-    from loa_mem.store import Store
-    from loa_mem.validate import Problem
+    from loa_mem.memory.store import Store
+    from loa_mem.workingset.advise import AdviseRequest, Hint
 
 _VALUED = {"--hot", "--cold", "--action", "--why", "--referenced", "--root"}
 
 
 def _store(root: str | None) -> Store:
-    from loa_mem.store import Store
+    from loa_mem.memory.store import Store
 
     return Store.open(root)
 
@@ -60,7 +59,7 @@ def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
     """--hot/--cold hints in order. A --why right after a hint (or its --action) is that hint's;
     hints without one take the call's why: a --why given before any hint, else the last --why.
     --action belongs to the --cold before it."""
-    from loa_mem.advise import Hint
+    from loa_mem.workingset.advise import Hint
 
     hints: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
@@ -92,7 +91,7 @@ def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
 
 def _request(argv: list[str], from_stdin: bool, referenced: list[str],
              trigger_gc: bool) -> AdviseRequest:
-    from loa_mem.advise import AdviseRequest, request_from_json
+    from loa_mem.workingset.advise import AdviseRequest, request_from_json
 
     hot, cold, why = _hints(argv)
     if not from_stdin:
@@ -135,7 +134,7 @@ def advise(
     """Record hot and cold hints for the working set; loa-mem answers each.
 
     Each hint is honored, deferred, overridden or promoted, with a reason (memory_actions)."""
-    from loa_mem.advise import advise as do_advise
+    from loa_mem.workingset.advise import advise as do_advise
 
     del hot, cold, action, why
     if source not in (None, "-"):
@@ -164,7 +163,7 @@ def gc(
 
     Cold files are evicted, summarized, archived or compressed; expired, superseded and
     ineffective entries move to the archive."""
-    from loa_mem.gc import gc as do_gc
+    from loa_mem.workingset.collect import gc as do_gc
 
     chosen = trigger or ("budget_pressure" if budget is not None else "explicit")
     emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit,
@@ -187,7 +186,7 @@ def summarize(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Write a summary with backlinks; point each source's sidecar at it."""
-    from loa_mem.summarize import summarize as do_summarize
+    from loa_mem.workingset.summarize import summarize as do_summarize
 
     if text == "-":
         text = textfile.read_stdin()
@@ -203,7 +202,7 @@ def meta(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Show a file's .meta.yml sidecar and its hotness, or edit it with --set."""
-    from loa_mem import meta_commands
+    from loa_mem.workingset import meta_commands
 
     store = _store(root)
     if set_:
@@ -216,7 +215,7 @@ def meta(
 def pin(path: Annotated[str, typer.Argument(help="A working-tree file.", show_default=False)],
         root: Root = None, no_commit: NoCommit = False, as_json: Json = False) -> None:
     """Pin a file: never evicted, always in the working set."""
-    from loa_mem import meta_commands
+    from loa_mem.workingset import meta_commands
 
     emit(meta_commands.pin(_store(root), path, True, events.actor(), not no_commit), as_json,
          views.meta_shown)
@@ -225,7 +224,7 @@ def pin(path: Annotated[str, typer.Argument(help="A working-tree file.", show_de
 def unpin(path: Annotated[str, typer.Argument(help="A working-tree file.", show_default=False)],
           root: Root = None, no_commit: NoCommit = False, as_json: Json = False) -> None:
     """Unpin a file: gc may evict it again."""
-    from loa_mem import meta_commands
+    from loa_mem.workingset import meta_commands
 
     emit(meta_commands.pin(_store(root), path, False, events.actor(), not no_commit), as_json,
          views.meta_shown)
@@ -235,17 +234,3 @@ def add_commands(app: typer.Typer) -> None:
     app.command(cls=_KeepsOrder)(advise)
     for command in (gc, summarize, meta, pin, unpin):
         app.command()(command)
-
-
-def check(store: Store, paths: list[str] | None,
-          counted: dict[str, int]) -> Iterable[Problem]:
-    from loa_mem.working_set_check import check as do_check
-
-    return do_check(store, paths, counted)
-
-
-def managed_dirs(store: Store) -> list[str]:
-    from loa_mem.workingset import SIDECAR_SUFFIX, settings
-
-    s = settings(store)
-    return [s.dir, s.summaries_dir, s.archive_dir, "*" + SIDECAR_SUFFIX]

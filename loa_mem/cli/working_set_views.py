@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from loa_mem.render import Block, Table
+from loa_mem.cli.render import Block, Table
 
 if TYPE_CHECKING:
-    from loa_mem.advise import Advised
-    from loa_mem.gc import GcResult
-    from loa_mem.meta_commands import MetaShown
-    from loa_mem.restore_file import RestoredFile
-    from loa_mem.summarize import Summarized
+    from loa_mem.workingset.advise import Advised
+    from loa_mem.workingset.collect import GcResult
+    from loa_mem.workingset.meta_commands import MetaShown
+    from loa_mem.workingset.restore_file import RestoredFile
+    from loa_mem.workingset.summarize import Summarized
 
 
 def _commit_note(sha: str | None) -> str:
@@ -72,7 +72,7 @@ def meta_shown(result: MetaShown) -> list[Block]:
     if result.changed:
         head += f": set {', '.join(result.changed)}{_commit_note(result.commit)}"
     rows = [[k, _value(v)] for k, v in result.fields.items()]
-    from loa_mem.workingset import WEIGHTS
+    from loa_mem.workingset.manifests import WEIGHTS
 
     parts = " + ".join(f"{WEIGHTS[k]:.1f} x {v:g} {k.replace('_', ' ')}"
                        for k, v in result.factors.items())

@@ -1,0 +1,1 @@
+"""Agent sidecars and multi-agent sessions (MDAN)."""

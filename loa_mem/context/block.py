@@ -1,0 +1,410 @@
+"""The session-start context: one block for an agent's context window, within a token budget.
+
+`build()` is the only place that decides what the block says. Its two callers differ only in
+how they make sure their inputs are fresh: the fast path (`context_fast.py`, stdlib only, for the
+hook) reads the index and the side cache as they are; the slow path opens the `Store` (which
+refreshes the index) and rebuilds the side cache (`context_sources.py`) first.
+
+What goes in, in this order, which is also the order of priority when the budget is short:
+pinned files, expiring-soon warnings, the user's applied preferences, the requested agents'
+sidecar memories, the top memories of each category (recall's score, with `--query` its
+relevance), and the hot working set. Items that do not fit are left out, lowest priority first
+(memories by score), and a last line says what was cut. Tokens are `tokens.estimate`.
+
+This module is imported by the hook: standard library, `clock`, `scoring` and `tokens` only.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+
+from loa_mem.core import clock, tokens
+from loa_mem.memory import scoring
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from sqlite3 import Connection
+    from typing import Any
+
+DEFAULTS = {"budget_tokens": 2000, "per_category": 5}
+MIN_BUDGET = 100
+MAX_LINE = 240
+_PLURAL = {"fact": "Facts", "decision": "Decisions", "learning": "Learnings", "error": "Errors",
+           "preference": "Preferences"}
+
+
+class Options:
+    """What the caller asked for: budget, query, agents, user, and the output format."""
+
+    __slots__ = ("agents", "budget", "format", "query", "user")
+
+    def __init__(self, budget: int | None = None, query: str = "", agents: tuple[str, ...] = (),
+                 output: str = "markdown", user: str | None = None) -> None:
+        self.budget = budget
+        self.query = query
+        self.agents = agents
+        self.format = output
+        self.user = user
+
+
+class Section:
+    """A titled group of lines; `items` carry the data of each line for `--format json`."""
+
+    __slots__ = ("headings", "items", "lines", "name", "omitted", "title")
+
+    def __init__(self, name: str, title: str, headings: tuple[str, ...] = ()) -> None:
+        self.name = name
+        self.title = title
+        self.headings = headings or (f"## {title}",)
+        self.lines: list[str] = []
+        self.items: list[dict[str, Any]] = []
+        self.omitted = 0
+
+    def add(self, line: str, item: dict[str, Any]) -> None:
+        self.lines.append(line)
+        self.items.append(item)
+
+
+class Block:
+    """The finished block: its text and, for machines, its sections and what was cut."""
+
+    __slots__ = ("budget", "cut", "root", "sections", "text", "tokens", "warnings")
+
+    def __init__(self, root: str, budget: int, sections: list[Section], text: str,
+                 cut: dict[str, int], warnings: list[str] | None = None) -> None:
+        self.root = root
+        self.budget = budget
+        self.sections = sections
+        self.text = text
+        self.cut = cut
+        self.tokens = tokens.estimate(text)
+        self.warnings = warnings or []
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": self.root, "budget_tokens": self.budget, "tokens": self.tokens,
+                "sections": [{"name": s.name, "title": s.title, "items": s.items,
+                              "omitted": s.omitted} for s in self.sections],
+                "cut": self.cut, "text": self.text, "warnings": self.warnings}
+
+
+def settings(config: dict[str, Any]) -> dict[str, Any]:
+    """The `context` section of the config over the defaults (a cache written by an older
+    loa-mem may lack the section)."""
+    return {**DEFAULTS, **(config.get("context") or {})}
+
+
+def _one_line(text: object, limit: int = MAX_LINE) -> str:
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
+
+
+# -- candidates, in priority order within each source ------------------------------------------
+Candidate = tuple["Section", str, "dict[str, Any]"]
+
+
+def _pinned(side: dict[str, Any]) -> list[Candidate]:
+    section = Section("pinned", "Pinned")
+    found = []
+    for item in side.get("pinned") or []:
+        words = " — ".join(str(item[k]) for k in ("title", "summary") if item.get(k))
+        found.append((section, _one_line(f"- `{item['path']}`" + (f": {words}" if words else "")),
+                      item))
+    return found
+
+
+def _expiring(db: Connection, memory: dict[str, Any], now_iso: str) -> list[Candidate]:
+    lifecycle = memory.get("lifecycle") or {}
+    if not lifecycle.get("check_on_session_start", True):
+        return []
+    section = Section("expiring", "Expiring soon")
+    days = int(lifecycle.get("warn_before_archive_days", 7))
+    limit = clock.iso(clock.parse(now_iso) + clock.days(days))
+    live = "retired=0 AND superseded_by IS NULL AND expires_at IS NOT NULL"
+    found: list[Candidate] = []
+    for memory_id, expires, data in db.execute(
+            f"SELECT id, expires_at, data FROM entries WHERE {live} AND expires_at>? "
+            "AND expires_at<=? ORDER BY expires_at, id", (now_iso, limit)):
+        summary = _summary(json.loads(data))
+        found.append((section, _one_line(f"- {memory_id} expires {expires}: {summary}"),
+                      {"id": memory_id, "expires_at": expires, "summary": summary}))
+    (expired,) = db.execute(f"SELECT count(*) FROM entries WHERE {live} AND expires_at<=?",
+                            (now_iso,)).fetchone()
+    if expired:
+        waits = "entry waits" if expired == 1 else "entries wait"
+        found.append((section, f"- {expired} expired {waits} for `loa-mem archive --expired`",
+                      {"expired": expired}))
+    return found
+
+
+def _summary(data: dict[str, Any]) -> str:
+    return _one_line(data.get("summary") or data.get("content") or "", 200)
+
+
+def _memories(db: Connection, memory: dict[str, Any], options: Options, now_iso: str,
+              per_category: int, shortlist: list[str] | None) -> tuple[list[Section],
+                                                                    list[Candidate]]:
+    """One section per category (in the config's order) and each category's top entries by
+    recall's score, best first across categories. Without a query, the ranking runs over the
+    `shortlist` when one is given (see `shortlist`), else over every live entry."""
+    sections = {name: Section(f"memories:{name}", _PLURAL.get(name, name.title()),
+                              ("## Memories", f"### {_PLURAL.get(name, name.title())}"))
+                for name in memory["categories"]}
+    ids = None if options.query else shortlist
+    rows = [] if ids == [] else _ranked(db, memory, options.query, now_iso, per_category,
+                                        per_category * len(sections), ids)
+    found: list[Candidate] = []
+    for memory_id, confidence, _, _, _, total, _, _, data_text, category in rows:
+        if category not in sections:
+            continue
+        data = json.loads(data_text)
+        tags = [str(t) for t in data.get("tags") or []]
+        summary = _summary(data)
+        note = f"{confidence:g}" + (f"; {', '.join(tags)}" if tags else "")
+        found.append((sections[category], _one_line(f"- {memory_id}: {summary}") + f" ({note})",
+                      {"id": memory_id, "category": category, "summary": summary,
+                       "confidence": confidence, "score": round(total, 4), "tags": tags}))
+    return list(sections.values()), found
+
+
+def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, per_category: int,
+            limit: int, ids: list[str] | None = None) -> list[Any]:
+    retrieval = memory.get("retrieval") or {}
+    where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
+    if ids:
+        # unary plus keeps the live filters off the covering index, so SQLite looks the
+        # shortlist up by id instead of scanning every live entry (9 ms -> 3 ms at 10,000)
+        where = [f"+{c}" if c.startswith("e.") else c for c in where]
+        where.append(f"e.id IN ({','.join('?' * len(ids))})")
+        args.extend(ids)
+    return scoring.ranked(db, where, args, query=query,
+                          recency_weight=float(retrieval.get("recency_weight", 0.2)),
+                          now_ts=clock.parse(now_iso).timestamp(), limit=limit,
+                          per_category=per_category)
+
+
+# -- the shortlist: ranking every live entry once, not at every session start ----------------------
+SHORTLIST_FACTOR = 10
+
+
+def _ranking_key(config: dict[str, Any]) -> list[Any]:
+    memory = config["memory_schema"]
+    retrieval = memory.get("retrieval") or {}
+    return [float(retrieval.get("min_confidence", 0.6)),
+            float(retrieval.get("recency_weight", 0.2)), int(settings(config)["per_category"]),
+            list(memory["categories"])]
+
+
+def shortlist(db: Connection, config: dict[str, Any], now_iso: str) -> dict[str, Any]:
+    """The ids among which each category's top K entries (K = per_category) are found from
+    `now_iso` until `until`, and the ranking settings they hold for.
+
+    Scoring every live entry costs ~100 ms at 10,000 entries, more than the hook's budget, so
+    the slow path keeps each category's top 10 K and the fast path ranks only those, exactly as
+    recall would. That is exact for as long as no entry outside them can overtake the K-th:
+    scores move only through recency, and the difference between two entries' scores changes
+    by at most w * ln 2 / 30 per day (the steepest slope of w * 0.5 ** (age / 30)), so the
+    shortlist holds while that drift stays under the gap between the K-th score and the best
+    score left out, and until the first listed entry expires. The grimoire files' signatures
+    in the side cache make it stale on any change of the entries themselves."""
+    key = _ranking_key(config)
+    top, weight = key[2], key[1]
+    keep = top * SHORTLIST_FACTOR
+    memory = config["memory_schema"]
+    start = clock.parse(now_iso).timestamp()
+    until = math.inf
+    drift = weight * math.log(2) / (scoring.HALF_LIFE_DAYS * 86400)  # score per second
+    by_category: dict[str, list[Any]] = {}
+    for row in _ranked(db, memory, "", now_iso, keep + 1, (keep + 1) * len(key[3])):
+        by_category.setdefault(row[9], []).append(row)
+    ids = []
+    for rows in by_category.values():
+        if len(rows) > keep and drift > 0:
+            until = min(until, start + (rows[top - 1][5] - rows[keep][5]) / drift)
+        for row in rows[:keep]:
+            ids.append(row[0])
+            expires = json.loads(row[8]).get("expires_at")
+            if expires:
+                until = min(until, clock.parse(str(expires)).timestamp())
+    return {"key": key, "from": start, "until": None if until == math.inf else until,
+            "ids": ids}
+
+
+def shortlist_ids(side: dict[str, Any], config: dict[str, Any], now_iso: str) -> list[str] | None:
+    """The cached shortlist's ids when it holds at `now_iso` for these settings, else None."""
+    found = side.get("shortlist")
+    if not isinstance(found, dict) or found.get("key") != _ranking_key(config):
+        return None
+    now = clock.parse(now_iso).timestamp()
+    if now < found["from"] or (found["until"] is not None and now > found["until"]):
+        return None
+    return [str(i) for i in found["ids"]]
+
+
+def _preferences(lines: list[str], user: str | None) -> list[Candidate]:
+    section = Section("preferences", "Your preferences" + (f" ({user})" if user else ""))
+    found = []
+    for line in lines:
+        text = _one_line(line)
+        found.append((section, text if text.startswith("- ") else f"- {text}", {"line": text}))
+    return found
+
+
+def _agents(side: dict[str, Any], names: tuple[str, ...]) -> list[Candidate]:
+    found: list[Candidate] = []
+    known = side.get("agents") or {}
+    for name in names:
+        section = Section(f"agents:{name}", f"Agent {name}")
+        sidecar = known.get(name)
+        if not sidecar:
+            found.append((section, "- first session for this agent; no prior memories",
+                          {"agent": name, "first_session": True}))
+            continue
+        for item in sidecar.get("memories") or []:
+            found.append((section, _one_line(f"- [{item.get('type')}] {item.get('content')} "
+                                             f"(confidence {item.get('confidence')})"),
+                          {"agent": name, **item}))
+        relations = "; ".join(f"{kind}: {', '.join(others)}" for kind, others
+                              in (sidecar.get("relationships") or {}).items() if others)
+        if relations:
+            found.append((section, _one_line(f"- relationships: {relations}"),
+                          {"agent": name, "relationships": sidecar["relationships"]}))
+    return found
+
+
+def _working_set(side: dict[str, Any]) -> list[Candidate]:
+    """The hot list by touches, without the pinned files (listed above it already)."""
+    section = Section("working_set", "Hot working set")
+    pinned = {p["path"] for p in side.get("pinned") or []}
+    keep = sorted((k for k in side.get("hot") or [] if k.get("path") not in pinned),
+                  key=lambda k: (-int(k.get("touches") or 0), str(k.get("path"))))
+    found = []
+    for item in keep:
+        why = f": {item['why']}" if item.get("why") else ""
+        touches = int(item.get("touches") or 0)
+        count = f"{touches} touch" + ("" if touches == 1 else "es")
+        found.append((section, _one_line(f"- `{item.get('path')}`{why} ({count})"),
+                      item))
+    return found
+
+
+# -- fitting to the budget --------------------------------------------------------------------
+
+
+def _fill(budget: int, candidates: list[Candidate]) -> dict[str, int]:
+    """Keep candidates in priority order while they fit (a section's headings are paid for with
+    its first line); returns how many of each kind were left out."""
+    left = budget
+    opened: set[str] = set()
+    cut: dict[str, int] = {}
+    for section, line, item in candidates:
+        cost = tokens.estimate(line + "\n") + sum(
+            tokens.estimate(f"\n{h}\n") for h in section.headings if h not in opened)
+        if cost <= left:
+            left -= cost
+            opened.update(section.headings)
+            section.add(line, item)
+        else:
+            section.omitted += 1
+            kind = section.name.split(":")[0]
+            cut[kind] = cut.get(kind, 0) + 1
+    return cut
+
+
+# -- the block ---------------------------------------------------------------------------------
+def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options: Options, *,
+          root: str, preference_lines: list[str] | None = None,
+          warnings: list[str] | None = None) -> Block:
+    """The block for `options`, from a fresh index `db`, the validated `config`, the side cache
+    `side` (pinned files, hot working set, agent sidecars; see `context_sources`) and the
+    user's preference lines. `warnings` (files that could not be read) come first, always."""
+    now_iso = clock.now_iso()
+    conf = settings(config)
+    budget = max(MIN_BUDGET, int(options.budget or conf["budget_tokens"]))
+    memory = config["memory_schema"]
+    categories, ranked = _memories(db, memory, options, now_iso, int(conf["per_category"]),
+                                   shortlist_ids(side, config, now_iso))
+    candidates = [*_pinned(side), *_expiring(db, memory, now_iso),
+                  *_preferences(preference_lines or [], options.user),
+                  *_agents(side, options.agents), *ranked, *_working_set(side)]
+    head = _header(db, now_iso, options, side)
+    if warnings:
+        head += "\n## Could not be read\n" + "".join(
+            f"- {_one_line(w, 4 * MAX_LINE)}\n" for w in warnings)
+    room = budget - tokens.estimate(head)
+    cut = _fill(room, candidates)
+    if cut:
+        for section in {id(c[0]): c[0] for c in candidates}.values():
+            section.lines, section.items, section.omitted = [], [], 0
+        reserve = tokens.estimate(_cut_note(budget, {k: v * 10 for k, v in cut.items()}))
+        cut = _fill(room - reserve, candidates)
+    sections = list({id(c[0]): c[0] for c in candidates}.values())
+    ordered = [s for s in sections if not s.name.startswith("memories:")]
+    at = next((i for i, s in enumerate(ordered) if s.name in ("working_set",)), len(ordered))
+    ordered[at:at] = [s for s in categories if s.lines]
+    text = _render(head, [s for s in ordered if s.lines], _cut_note(budget, cut) if cut else "")
+    return Block(root, budget, [s for s in ordered if s.lines or s.omitted], text, cut,
+                 warnings)
+
+
+def _header(db: Connection, now_iso: str, options: Options, side: dict[str, Any]) -> str:
+    (active,) = db.execute(
+        "SELECT count(*) FROM entries WHERE retired=0 AND superseded_by IS NULL "
+        "AND (expires_at IS NULL OR expires_at>?)", (now_iso,)).fetchone()
+    about = f" about {options.query!r}" if options.query else ""
+    noun = "memory" if active == 1 else "memories"
+    lines = ["# Project memory (loa-mem)",
+             f"{now_iso} · {active} active {noun} · showing the most relevant{about}; "
+             "`loa-mem recall QUERY` finds more."]
+    others = [a for a in side.get("agent_names") or [] if a not in options.agents]
+    if others and not options.agents:
+        lines.append(f"Agents with sidecar memories: {', '.join(others)} "
+                     "(`loa-mem context --agent NAME` adds theirs).")
+    return "\n".join(lines) + "\n"
+
+
+_KIND = {"memories": ("memory", "memories"), "working_set": ("hot file", "hot files"),
+         "pinned": ("pinned file", "pinned files"),
+         "expiring": ("expiry warning", "expiry warnings"),
+         "preferences": ("preference", "preferences"),
+         "agents": ("agent memory line", "agent memory lines")}
+
+
+def _cut_note(budget: int, cut: dict[str, int]) -> str:
+    said = [f"{n} {_KIND.get(k, (k, k))[n != 1]}" for k, n in cut.items()]
+    parts = ", ".join(said[:-1]) + (" and " if len(said) > 1 else "") + said[-1]
+    return (f"_Cut to fit {budget} tokens: left out {parts}. "
+            "A larger `--budget` shows them._\n")
+
+
+def _render(head: str, sections: list[Section], note: str) -> str:
+    out = [head]
+    opened: set[str] = set()
+    for section in sections:
+        for heading in section.headings:
+            if heading not in opened:
+                out.append(f"\n{heading}\n")
+                opened.add(heading)
+        out.extend(line + "\n" for line in section.lines)
+    if note:
+        out.append("\n" + note)
+    return "".join(out)
+
+
+def agents_dir(config: dict[str, Any]) -> str:
+    """Where agent sidecars live (the agents feature's setting, else the spec's default)."""
+    agents = config.get("agents") or {}
+    return str(agents.get("dir") or agents.get("sidecar_dir") or "grimoires/loa/agents")
+
+
+def sidecar_path(config: dict[str, Any], agent: str) -> str:
+    return f"{agents_dir(config)}/{agent}.yaml"
+
+
+def agent_names(top: str, config: dict[str, Any]) -> list[str]:
+    try:
+        names = os.listdir(os.path.join(top, agents_dir(config)))
+    except OSError:
+        return []
+    return sorted(n[:-5] for n in names if n.endswith(".yaml") and not n.startswith("."))

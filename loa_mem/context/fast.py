@@ -1,0 +1,291 @@
+"""`loa-mem context`, dispatched by `entry.main` before typer is imported.
+
+The session-start hook runs this before every agent session, so while the caches are fresh it
+imports only the standard library (json, sqlite3; argparse only for help and mistakes) and the
+light `context`, `scoring`, `tokens` and `clock` modules. Fresh means all of:
+- the config cache (`<git dir>/loa-mem/config.json`, written by `config.load`) has the
+  signature (mtime, size) of `.loa.config.yaml` as it is now;
+- every grimoire file (each category's file under storage_dir and archive_dir) has the
+  signature its row in the index's `files` table records, and no row is missing;
+- the side cache (`context.json`, written by `context_sources`) was written by this version of
+  loa-mem for this index, the events log has not grown since (a loa-mem command may have
+  created a sidecar it lists), each file it lists (grimoire files included) still has its
+  signature, it holds every agent asked for, and its shortlist of top memories still holds at
+  this time (`context.shortlist`).
+Anything else, including any error while reading, takes the slow path: open the `Store`, which
+refreshes the index, rebuild the side cache, and build the same block.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+
+import loa_mem
+from loa_mem.context import block as context
+from loa_mem.core import clock
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+    from typing import Any
+
+    Slow = Callable[[str | None, context.Options], context.Block]
+
+SIDE_CACHE = "context.json"
+SIDE_FORMAT = 1
+CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py is not light
+
+
+def parser() -> argparse.ArgumentParser:
+    import argparse  # only for help and mistakes: `quick_parse` reads the valid forms
+
+    parser = argparse.ArgumentParser(
+        prog="loa-mem context",
+        description="Print the session-start context: pinned files, expiry warnings, your "
+                    "applied preferences, agents' sidecar memories, the top memories of each "
+                    "category and the hot working set, cut to a token budget.")
+    parser.add_argument("--budget", type=int, metavar="TOKENS",
+                        help="token budget (default: context.budget_tokens, 2000); "
+                             f"at least {context.MIN_BUDGET}; tokens = ceil(characters / 4)")
+    parser.add_argument("--query", default="", metavar="Q",
+                        help="rank memories by relevance to Q (as recall does)")
+    parser.add_argument("--agent", action="append", default=[], metavar="A",
+                        help="add agent A's sidecar memories and relationships; repeat")
+    parser.add_argument("--user", default=None, help="whose preferences to add (default: "
+                        "LOA_MEM_USER, else git's user.email)")
+    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("--json", action="store_true", help="same as --format json")
+    parser.add_argument("--root", default=None,
+                        help="store root (default: LOA_MEM_ROOT, else the git top level)")
+    return parser
+
+
+def main(argv: list[str], slow: Slow, crash: Callable[[list[str]], int]) -> int:
+    """The hook: `slow` builds the block when a cache is stale (it opens the `Store`); `crash`
+    runs the command through the CLI when loading failed with a bug, for its one line, crash
+    log and exit 3. Both are passed in by `entry.main`, so this module imports neither."""
+    options, root = quick_parse(argv) or _parse(argv)
+    try:
+        block = load(root, options, slow)
+    except Exception as failure:
+        if not fail_open(failure):
+            return crash(["context", *argv])
+        return 0
+    write(block, options.format)
+    return 0
+
+
+def fail_open(failure: Exception) -> bool:
+    """Whether `failure` is one a user can fix in a store (then named on stderr: the hook
+    prints nothing and the session starts without memories) rather than a bug or the absence
+    of a store."""
+    from loa_mem.core.errors import user_error
+    from loa_mem.core.terminal import printable
+
+    known = user_error(failure)
+    if known is None or known.kind == "not-a-repo":  # no store here: exit 1, as every command
+        return False
+    sys.stderr.write(f"loa-mem: warning: context: {printable(known.one_line(), True)}; the "
+                     "session starts without project memory\n")
+    return True
+
+
+def write(block: context.Block | None, output: str) -> None:
+    """The block on stdout and each warning on stderr. A session-start hook fails open: what
+    could be read is printed, what could not is named, and the exit code stays 0."""
+    for warning in block.warnings if block is not None else []:
+        from loa_mem.core.terminal import printable
+
+        sys.stderr.write(f"loa-mem: warning: context: {printable(warning, one_line=True)}\n")
+    if block is not None:
+        sys.stdout.write(render(block, output))
+
+
+def _parse(argv: list[str]) -> tuple[context.Options, str | None]:
+    """Through argparse: help, and a usage error (exit 2) for anything wrong."""
+    command = parser()
+    args = command.parse_args(argv)
+    if args.budget < context.MIN_BUDGET if args.budget is not None else False:
+        command.error(f"--budget must be at least {context.MIN_BUDGET} tokens")
+    return context.Options(budget=args.budget, query=args.query, agents=tuple(args.agent),
+                           output="json" if args.json else args.format, user=args.user), args.root
+
+
+_VALUED = ("--budget", "--query", "--agent", "--user", "--format", "--root")
+
+
+def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
+    """The valid forms of the options above, without building an argparse parser (its gettext
+    look-ups and terminal probing cost ~7 ms of the hook's 50). None for anything else (help,
+    mistakes), which `_parse` then handles with argparse's messages."""
+    given: dict[str, list[str]] = {name: [] for name in _VALUED}
+    as_json = False
+    rest = iter(argv)
+    for arg in rest:
+        name, equals, value = arg.partition("=")
+        if arg == "--json":
+            as_json = True
+            continue
+        if name not in given:
+            return None
+        if not equals:
+            value = next(rest, "")
+            if not value or value.startswith("-"):
+                return None
+        given[name].append(value)
+    single = {k: v[-1] if v else None for k, v in given.items()}
+    budget = single["--budget"]
+    if budget is not None and not (budget.isdigit() and int(budget) >= context.MIN_BUDGET):
+        return None
+    if single["--format"] not in (None, "markdown", "json"):
+        return None
+    output = "json" if as_json else single["--format"] or "markdown"
+    return context.Options(budget=int(budget) if budget else None, query=single["--query"] or "",
+                           agents=tuple(given["--agent"]), output=output,
+                           user=single["--user"]), single["--root"]
+
+
+def render(block: context.Block, output: str) -> str:
+    if output == "json":
+        return json.dumps(block.to_json(), ensure_ascii=False, indent=2) + "\n"
+    from loa_mem.core.terminal import printable
+
+    return printable(block.text)
+
+
+def load(root: str | None, options: context.Options, slow: Slow) -> context.Block:
+    """The block, from the caches when they are fresh, else from `slow` (through the `Store`)."""
+    top = find_top(root)
+    if top is not None:
+        try:
+            fresh = _fresh(top, options)
+        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
+            fresh = None
+        if fresh is not None:
+            db, config, side = fresh
+            try:
+                return context.build(db, config, side, options, root=top,
+                                     preference_lines=preference_lines(options.user))
+            except sqlite3.Error:
+                pass
+            finally:
+                db.close()
+    return slow(root, options)
+
+
+def preference_lines(user: str | None) -> list[str]:
+    """The user's applied preferences, from the people feature when it is installed. A
+    personal store that cannot be read gives none: the session starts without them."""
+    import importlib
+
+    try:
+        people = importlib.import_module("loa_mem.people.home")
+    except ImportError:
+        return []
+    context_lines = getattr(people, "context_lines", None)
+    if context_lines is None:
+        return []
+    try:
+        return [str(line) for line in context_lines(user)]
+    except Exception as failure:  # preferences are optional at session start
+        sys.stderr.write(f"loa-mem: warning: preferences not loaded: {failure}\n")
+        return []
+
+
+# -- freshness ----------------------------------------------------------------------------------
+def find_top(root: str | None) -> str | None:
+    """As `store.locate_top` (git.find_top), in os.path terms: no pathlib, no subprocess."""
+    start = os.path.abspath(root or os.environ.get("LOA_MEM_ROOT") or os.getcwd())
+    current = os.path.realpath(start)
+    while True:
+        if os.path.exists(os.path.join(current, ".git")):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def git_dir(top: str) -> str:
+    """As `git.git_dir`: `.git`, or where a `.git` file (worktree, submodule) points."""
+    dot_git = os.path.join(top, ".git")
+    if os.path.isfile(dot_git):
+        with open(dot_git, encoding="utf-8") as handle:
+            pointer = handle.read().strip()
+        if pointer.startswith("gitdir:"):
+            return os.path.normpath(os.path.join(top, pointer.split(":", 1)[1].strip()))
+    return dot_git
+
+
+def signature(path: str) -> list[int] | None:
+    try:
+        stat = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def grimoire_paths(config: dict[str, Any]) -> list[str]:
+    """As `Store.grimoire_files`: each category's file in the storage and archive dirs."""
+    memory = config["memory_schema"]
+    dirs = (memory["storage_dir"], memory["lifecycle"]["archive_dir"])
+    return [os.path.normpath(os.path.join(d, c["storage_file"])).replace(os.sep, "/")
+            for d in dirs for c in memory["categories"].values()]
+
+
+def _fresh(top: str, options: context.Options
+           ) -> tuple[sqlite3.Connection, dict[str, Any], dict[str, Any]] | None:
+    cache = os.path.join(git_dir(top), "loa-mem")
+    with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
+        cached_config = json.load(handle)
+    if cached_config.get("signature") != signature(os.path.join(top, CONFIG_FILE)):
+        return None
+    config: dict[str, Any] = cached_config["config"]
+    with open(os.path.join(cache, SIDE_CACHE), encoding="utf-8") as handle:
+        side_cache = json.load(handle)
+    if not side_fresh(top, side_cache, config, options.agents):
+        return None
+    if not options.query and context.shortlist_ids(side_cache["side"], config,
+                                                   clock.now_iso()) is None:
+        return None
+    index_path = os.path.join(cache, "index.sqlite3")
+    if not os.path.exists(index_path):
+        return None
+    db = sqlite3.connect(index_path, timeout=5)
+    try:
+        if _index_fresh(db, top, config, side_cache):
+            return db, config, side_cache["side"]
+    except BaseException:
+        db.close()
+        raise
+    db.close()
+    return None
+
+
+def side_fresh(top: str, cache: dict[str, Any], config: dict[str, Any],
+               agents: tuple[str, ...]) -> bool:
+    if cache.get("format") != SIDE_FORMAT or cache.get("loa_mem") != loa_mem.__version__:
+        return False
+    events_path, events_size = cache["events"]
+    now = signature(os.path.join(top, events_path))
+    if (now[1] if now else 0) != events_size:
+        return False
+    files: dict[str, Any] = cache["files"]
+    if any(context.sidecar_path(config, agent) not in files for agent in agents):
+        return False
+    return all(signature(os.path.join(top, rel)) == sig for rel, sig in files.items())
+
+
+def _index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
+                 side_cache: dict[str, Any]) -> bool:
+    (schema,) = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    if schema != side_cache.get("index_schema"):
+        return False
+    recorded = {path: [mtime, size] for path, mtime, size in
+                db.execute("SELECT path, mtime_ns, size FROM files")}
+    return all(recorded.get(rel) == signature(os.path.join(top, rel))
+               for rel in grimoire_paths(config))

@@ -1,0 +1,87 @@
+"""What a clone needs for memory files to merge by id, set up by any loa-mem command.
+
+git does not copy a repository's config to its clones, so the merge driver that `init`
+registered exists only where `init` ran. Every command that opens a store therefore checks,
+by reading two small files (no git process), that this clone has:
+- the drivers in its git config, named by program (`loa-mem`), never by an absolute path that
+  breaks when a virtual environment moves;
+- the attribute lines in `.git/info/attributes` (per clone, never committed), so no command
+  but `init` changes a tracked file.
+
+When loa-mem cannot run where git runs the driver (not on PATH, a broken installation), the
+driver command falls back to git's own line merge: conflict markers for a grimoire file, a
+union of lines for the events log. Never a silent "keep ours".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from pathlib import Path
+
+from loa_mem.core import git
+
+DRIVER = "loa-mem"
+LOG_DRIVER = "loa-mem-log"
+_NAMES = {DRIVER: "loa-mem: merge memory files by entry id",
+          LOG_DRIVER: "loa-mem: merge the events log (a union of lines)"}
+ATTRIBUTES_NOTE = "# loa-mem: merge memory files by entry id (see `loa-mem merge-driver`)"
+
+
+def driver_command(union: bool) -> str:
+    """The shell command git runs for a file: loa-mem when it can run, else git's merge."""
+    fallback = ("git merge-file --marker-size=%L -L ours -L base -L theirs"
+                f"{' --union' if union else ''} %A %O %B")
+    return ("if loa-mem --version >/dev/null 2>&1; then exec loa-mem merge-driver "
+            f"%O %A %B %P --marker-size %L; else {fallback}; fi")
+
+
+def attribute_lines(grimoires: list[str], events: str, others: tuple[str, ...] = ()
+                    ) -> list[str]:
+    """Grimoire files and derived JSON summaries (`others`) merge through loa-mem, the
+    events log as a union."""
+    return [*(f"{path} merge={DRIVER}" for path in [*grimoires, *others]),
+            f"{events} merge={LOG_DRIVER}"]
+
+
+def common_dir(top: Path) -> Path:
+    """The folder holding the config shared by all worktrees of this repository."""
+    gdir = git.git_dir(top)
+    pointer = gdir / "commondir"
+    if pointer.is_file():
+        target = Path(pointer.read_text(encoding="utf-8").strip())
+        return target if target.is_absolute() else (gdir / target).resolve()
+    return gdir
+
+
+def _config_has(config_text: str) -> bool:
+    return all(f'[merge "{name}"]' in config_text for name in _NAMES) and all(
+        driver_command(name == LOG_DRIVER).replace("\\", "\\\\").replace('"', '\\"')
+        in config_text for name in _NAMES)
+
+
+def ensure(top: Path, grimoires: list[str], events: str, others: tuple[str, ...] = ()) -> None:
+    """Register what this clone lacks; quiet, and harmless where .git is read-only."""
+    common = common_dir(top)
+    with contextlib.suppress(OSError):
+        config = (common / "config").read_text(encoding="utf-8", errors="replace")
+        if not _config_has(config):
+            _register_drivers(top)
+        info = common / "info" / "attributes"
+        text = info.read_text(encoding="utf-8") if info.exists() else ""
+        present = {line.strip() for line in text.splitlines()}
+        missing = [line for line in attribute_lines(grimoires, events, others)
+                   if line not in present]
+        if missing:
+            from loa_mem.core.filewrite import atomic_write
+
+            lead = "" if not text or text.endswith("\n") else "\n"
+            note = [] if ATTRIBUTES_NOTE in present else [ATTRIBUTES_NOTE]
+            atomic_write(info, text + lead + "".join(f"{line}\n" for line in note + missing))
+
+
+def _register_drivers(top: Path) -> None:
+    for name, label in _NAMES.items():
+        for key, value in (("name", label), ("driver", driver_command(name == LOG_DRIVER))):
+            subprocess.run(["git", "config", f"merge.{name}.{key}", value], cwd=top,
+                           env=git.clean_env(), capture_output=True, check=False)

@@ -1,0 +1,179 @@
+"""The side cache of the session-start context: what `context` needs from YAML files that are
+not grimoire files, as JSON, so that the hook never parses YAML while nothing changed.
+
+`<git dir>/loa-mem/context.json` (outside git, derived, safe to delete):
+
+    {"format": 1, "loa_mem": VERSION, "index_schema": "4",
+     "events": [EVENTS_LOG_PATH, SIZE],                  # size when this was built
+     "files": {RELATIVE_PATH: [MTIME_NS, SIZE] | null},  # every file read (null: absent),
+                                                         # the grimoire files included
+     "side": {"pinned": [{"path", "title", "summary"}],  # .meta.yml sidecars with pin: true
+              "hot": [{"path", "why", "since", "touches"}],   # hot.yml `keep`
+              "agents": {NAME: {"memories": [...], "relationships": {...}}},
+              "agent_names": [NAME, ...],
+              "shortlist": {"key", "from", "until", "ids"}}}    # see context.shortlist
+
+It is rebuilt by the slow path when `context.fast.side_fresh` says it is stale. Sidecars are
+found with `git ls-files` (tracked and untracked, ignored files excluded); a sidecar created by
+hand is found at the next rebuild, which any loa-mem write (it grows the events log) triggers.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+import loa_mem
+from loa_mem.context import block as context
+from loa_mem.context import fast
+from loa_mem.context.fast import SIDE_CACHE, SIDE_FORMAT, signature
+from loa_mem.core import clock, git
+
+if TYPE_CHECKING:
+    from loa_mem.memory.store import Store
+
+META_SUFFIX = ".meta.yml"
+LAST_MEMORIES = 10  # MDAN: "FOR each memory in sidecar.memories (last 10)"
+
+
+def working_set_dir(config: dict[str, Any]) -> str:
+    section = config.get("working_set") or {}
+    return str(section.get("dir") or "grimoires/loa/working-set")
+
+
+def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
+    """Read the side files again, write the cache, and return its `side` part."""
+    top = str(store.top)
+    config = store.config.data
+    previous = _previous(store)
+    files: dict[str, list[int] | None] = {}
+    hot_path = f"{working_set_dir(config)}/hot.yml"
+    hot = _load(top, hot_path, files)
+    pinned = [_pin(meta_path, data) for meta_path, data in
+              ((p, _load(top, p, files)) for p in _meta_files(store)) if _is_pinned(data)]
+    wanted = dict.fromkeys([*previous.get("agents", {}), *agents])
+    side = {
+        "pinned": sorted(pinned, key=lambda p: p["path"]),
+        "hot": [{k: item[k] for k in ("path", "why", "since", "touches") if k in item}
+                for item in (hot.get("keep") or [] if isinstance(hot, dict) else [])
+                if isinstance(item, dict) and item.get("path")],
+        "agents": {name: sidecar for name in wanted
+                   if (sidecar := _sidecar(top, config, name, files)) is not None},
+        "agent_names": context.agent_names(top, config),
+    }
+    for grimoire in store.grimoire_files():
+        files[grimoire.path] = signature(str(store.top / grimoire.path))
+    side["shortlist"] = context.shortlist(store.index.db, config, clock.now_iso())
+    (schema,) = store.index.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    events = signature(str(store.events_path))
+    _write(store, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
+                   "index_schema": schema, "events": [store.events_rel, events[1] if events else 0],
+                   "files": files, "side": side})
+    return side
+
+
+def _previous(store: Store) -> dict[str, Any]:
+    try:
+        with open(store.cache_dir / SIDE_CACHE, encoding="utf-8") as handle:
+            side: dict[str, Any] = json.load(handle)["side"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return side if isinstance(side, dict) else {}
+
+
+def _write(store: Store, cache: dict[str, Any]) -> None:
+    path = store.cache_dir / SIDE_CACHE
+    tmp = path.with_name(f".{SIDE_CACHE}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(cache, ensure_ascii=False, default=str), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def _load(top: str, rel: str, files: dict[str, list[int] | None]) -> Any:
+    """The parsed file (None when absent), its signature noted in `files`. A file that does not
+    parse is left out of the block, not fatal: `loa-mem validate` names the problem."""
+    from loa_mem.core import yamlio
+    from loa_mem.core.errors import InvalidFile
+
+    path = os.path.join(top, rel)
+    files[rel] = signature(path)
+    if files[rel] is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return yamlio.load(handle.read(), rel)
+    except (OSError, UnicodeDecodeError, InvalidFile):
+        return None
+
+
+def _meta_files(store: Store) -> list[str]:
+    out = git.run(store.top, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+                  "--", f"*{META_SUFFIX}", check=False)
+    return sorted({p for p in out.split("\0") if p.endswith(META_SUFFIX)})
+
+
+def _is_pinned(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("pin") is True
+
+
+def _pin(meta_path: str, data: dict[str, Any]) -> dict[str, Any]:
+    item = {"path": meta_path[: -len(META_SUFFIX)]}
+    for key in ("title", "summary"):
+        if isinstance(data.get(key), str) and data[key].strip():
+            item[key] = data[key].strip()
+    return item
+
+
+def _sidecar(top: str, config: dict[str, Any], agent: str,
+             files: dict[str, list[int] | None]) -> dict[str, Any] | None:
+    data = _load(top, context.sidecar_path(config, agent), files)
+    if not isinstance(data, dict):
+        return None
+    memories = [m for m in data.get("memories") or [] if isinstance(m, dict)]
+    raw = data.get("relationships")
+    relationships: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    return {"memories": [{k: m.get(k) for k in ("type", "content", "confidence")}
+                         for m in memories[-LAST_MEMORIES:]],
+            "relationships": {k: [str(a) for a in v] for k, v in relationships.items()
+                              if isinstance(v, list)}}
+
+
+def load(root: str | None, options: context.Options) -> context.Block:
+    """The session-start block: from the caches when they are fresh, else through the `Store`."""
+    return fast.load(root, options, slow_block)
+
+
+def slow_block(root: str | None, options: context.Options) -> context.Block:
+    """Through the `Store`, failing open: a config or a grimoire file that cannot be read is
+    named in the block's warnings, and the block holds what the other files say."""
+    from loa_mem.core.errors import ConfigError, LoaMemError
+    from loa_mem.memory import config as config_mod
+    from loa_mem.memory.store import Store, locate_top
+
+    warnings: list[str] = []
+    try:
+        store = Store.open(root)
+    except ConfigError as error:
+        warnings.append(f"{error.message}; the block uses the default settings")
+        store = Store(locate_top(root), config_mod.default_config())
+    try:
+        for path, failure in store.refresh_files().items():
+            warnings.append(f"{failure.one_line()} (its memories are left out; `loa-mem "
+                            "validate` lists every problem)")
+            store.forget_file(path)
+        store._refresh_events()
+        try:
+            side = refresh(store, options.agents)
+        except LoaMemError as error:
+            warnings.append(error.one_line())
+            side = {}
+        return context.build(store.index.db, store.config.data, side, options,
+                             root=str(store.top),
+                             preference_lines=fast.preference_lines(options.user),
+                             warnings=warnings)
+    finally:
+        store.close()

@@ -1,0 +1,148 @@
+"""init (create a store) and commit (commit what --no-commit left pending)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loa_mem.core import events, git
+from loa_mem.core.errors import NotARepo, NothingToDo
+from loa_mem.core.filewrite import atomic_write
+from loa_mem.memory import config as config_mod
+from loa_mem.memory import rules as model
+from loa_mem.memory.store import Store
+
+_CONFIG_TEMPLATE = """\
+# loa-mem project configuration: Loa's memory_schema (see README, "Configuration").
+# Every key is optional; a missing key takes the default shown here.
+memory_schema:
+  enabled: true
+  storage_dir: grimoires/loa/memory
+  categories:
+{categories}
+  auto_capture: {decisions: true, errors: true, learnings: true}
+  retrieval:
+    max_per_query: 10
+    min_confidence: 0.6
+    recency_weight: 0.2
+    integrate_with_oracle: true
+  lifecycle:
+    auto_archive: true
+    archive_dir: grimoires/loa/memory/archive
+    check_on_session_start: true
+    warn_before_archive_days: 7
+"""
+CONFIG_TEXT = _CONFIG_TEMPLATE.replace("{categories}", "\n".join(
+    f"    {r.name + ':':<12}{{ttl: {r.ttl + ',':<11}confidence_required: {r.floor}, "
+    f"storage_file: {r.storage_file}}}" for r in model.DEFAULT_RULES))
+
+_HEADER = (
+    "# Loa memory: {plural}. Managed by loa-mem; hand edits and comments are kept.\n"
+    "# One list item per entry; `loa-mem validate` checks this file.\n"
+)
+
+
+@dataclass(frozen=True)
+class Initialized:
+    root: str
+    created: list[str]
+    commit: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"root": self.root, "created": self.created, "commit": self.commit}
+
+
+def _plural(category: str) -> str:
+    return {"fact": "facts", "decision": "decisions", "learning": "learnings", "error": "errors",
+            "preference": "preferences"}[category]
+
+
+def init(root: str | None) -> Initialized:
+    # LOA_MEM_ROOT chooses the store for init as for every other command (spec section 5).
+    top = Path(root or os.environ.get("LOA_MEM_ROOT") or ".").resolve()
+    found = git.find_top(top) if top.exists() else None
+    bare = git.bare_repository(top) if found is None and top.exists() else None
+    if bare is not None:
+        raise NotARepo(f"{bare} is a bare repository: it has no working tree for memory files",
+                       f"clone it (git clone {bare}) and run `loa-mem init` in the clone")
+    if found is None:
+        git.init(top)
+    else:
+        top = found
+    created: list[str] = []
+    config_path = top / config_mod.CONFIG_FILE
+    if not config_path.exists():
+        atomic_write(config_path, CONFIG_TEXT)
+        created.append(config_mod.CONFIG_FILE)
+    store = Store.open(str(top))
+    for rule in store.config.rules():
+        path = store.storage / rule.storage_file
+        if not path.exists():
+            atomic_write(path, _HEADER.format(plural=_plural(rule.name)))
+            created.append(store.rel(path))
+    if not store.events_path.exists():
+        atomic_write(store.events_path, "")
+        created.append(store.events_rel)
+    from loa_mem.core import features
+
+    for on_init in features.hooks("on_init"):
+        created.extend(on_init(store))  # type: ignore[operator]
+    sha = None
+    if created:
+        from loa_mem.core import lock
+
+        with lock.hold(store.cache_dir / "write.lock", "init", store.config.lock_timeout):
+            events.append(store.events_path, [events.make("init", [], events.actor())])
+            paths = [*created, store.events_rel]
+            sha = git.commit(top, paths, git.message("init", "create the memory store", []))
+    store.close()
+    return Initialized(str(top), created, sha)
+
+
+@dataclass(frozen=True)
+class Committed:
+    commit: str
+    paths: list[str]
+    ops: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "paths": self.paths, "ops": self.ops}
+
+
+def managed_dirs(store: Store) -> list[str]:
+    from loa_mem.core import features
+
+    dirs = [store.config.storage_dir, store.config.archive_dir]
+    for more in features.hooks("managed_dirs"):
+        dirs.extend(more(store))  # type: ignore[operator]
+    return list(dict.fromkeys(dirs))
+
+
+def commit_pending(store: Store) -> Committed:
+    from loa_mem.core import lock
+
+    with lock.hold(store.cache_dir / "write.lock", "commit", store.config.lock_timeout):
+        paths = git.pending(store.top, managed_dirs(store))
+        if not paths:
+            raise NothingToDo("nothing is pending", "every loa-mem change is already committed")
+        new_events = _uncommitted_events(store)
+        ops = list(dict.fromkeys(str(e.get("op")) for e in new_events)) or ["edit"]
+        ids = [i for e in new_events for i in e.get("ids") or [] if model.ID_PATTERN.match(i)]
+        message = git.message("commit", f"{len(new_events)} pending operation(s): "
+                              + ", ".join(ops), ids, {"Loa-Ops": " ".join(ops)})
+        sha = git.commit(store.top, paths, message)
+    if sha is None:
+        raise NothingToDo("nothing is pending", "the working files match the last commit")
+    return Committed(sha, paths, ops)
+
+
+def _uncommitted_events(store: Store) -> list[dict[str, Any]]:
+    committed = ""
+    if git.has_commits(store.top):
+        committed = git.run(store.top, "show", f"HEAD:{store.events_rel}", check=False)
+    current = (store.events_path.read_bytes().decode("utf-8", "replace")
+               if store.events_path.exists() else "")
+    fresh = current[len(committed):] if current.startswith(committed) else current
+    return events.parse_lines(fresh)

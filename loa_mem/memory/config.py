@@ -1,0 +1,190 @@
+"""`.loa.config.yaml`: defaults, validation against `config.schema.json`, and a cache.
+
+Precedence: the file overrides the defaults key by key. A validated copy is cached beside the
+index (outside git) keyed by the file's size and mtime, so that commands whose cache is fresh
+import neither YAML nor jsonschema.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loa_mem.core.errors import ConfigError
+from loa_mem.memory.rules import CATEGORIES, DEFAULT_RULES, CategoryRule
+
+CONFIG_FILE = ".loa.config.yaml"
+MAX_LOCK_TIMEOUT = 600  # as git.lock_timeout_seconds in config.schema.json
+
+DEFAULTS: dict[str, Any] = {
+    "memory_schema": {
+        "enabled": True,
+        "storage_dir": "grimoires/loa/memory",
+        "categories": {r.name: {"ttl": r.ttl, "confidence_required": r.floor,
+                                "storage_file": r.storage_file} for r in DEFAULT_RULES},
+        "auto_capture": {"decisions": True, "errors": True, "learnings": True},
+        "retrieval": {"max_per_query": 10, "min_confidence": 0.6, "recency_weight": 0.2,
+                      "integrate_with_oracle": True},
+        "lifecycle": {"auto_archive": True, "archive_dir": "grimoires/loa/memory/archive",
+                      "check_on_session_start": True, "warn_before_archive_days": 7},
+    },
+}
+
+BUILTIN: dict[str, Any] = {"git": {"auto_commit": True, "lock_timeout_seconds": 10}}
+# The session-start block (read by loa_mem.context.block.settings).
+BUILTIN["context"] = {"budget_tokens": 2000, "per_category": 5}
+# The working set of spec section 7 (read by loa_mem.workingset.manifests.Settings).
+BUILTIN["working_set"] = {
+    "dir": "grimoires/loa/working-set", "summaries_dir": "grimoires/loa/summaries",
+    "archive_dir": "grimoires/loa/working-set/archive", "untouched_turns": 10,
+    "untouched_minutes": 120, "defer_turns": 1, "summarize_over_lines": 500,
+    "context_budget": None, "keep": ["**/constitution.md", "**/CONSTITUTION.md"],
+    "summarizer": {"command": None, "timeout_seconds": 120},
+}
+# Agent sidecars and sessions of spec section 8 (read by loa_mem.agents.rules.Settings).
+BUILTIN["agents"] = {
+    "dir": "grimoires/loa/agents", "state_index": "grimoires/loa/MDAN-STATE.json",
+    "recent_memories": 10, "max_new_per_session": 5, "max_memories": 50,
+    "decay_after_sessions": 5, "decay_step": 0.1, "prune_below": 0.3, "reinforce_step": 0.1,
+    "relationship_threshold": 2,
+}
+# The trust memory of spec section 8 (read by loa_mem.trust.rules.Settings).
+BUILTIN["trust"] = {
+    "window_days": 90, "window_min_events": 5, "probation_rounds": 5, "start_score": 0.6,
+    "exclude_below": 0.2, "auto_check_hours": 24, "raw_event_limit": 100,
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    data: dict[str, Any]
+
+    @property
+    def memory(self) -> dict[str, Any]:
+        section: dict[str, Any] = self.data["memory_schema"]
+        return section
+
+    @property
+    def storage_dir(self) -> str:
+        return str(self.memory["storage_dir"])
+
+    @property
+    def archive_dir(self) -> str:
+        return str(self.memory["lifecycle"]["archive_dir"])
+
+    @property
+    def retrieval(self) -> dict[str, Any]:
+        section: dict[str, Any] = self.memory["retrieval"]
+        return section
+
+    @property
+    def lifecycle(self) -> dict[str, Any]:
+        section: dict[str, Any] = self.memory["lifecycle"]
+        return section
+
+    def rule(self, category: str) -> CategoryRule:
+        raw = self.memory["categories"][category]
+        return CategoryRule(category, raw["ttl"], float(raw["confidence_required"]),
+                            raw["storage_file"])
+
+    def rules(self) -> list[CategoryRule]:
+        return [self.rule(c) for c in CATEGORIES]
+
+    def section(self, name: str) -> dict[str, Any]:
+        value: dict[str, Any] = self.data.get(name) or {}
+        return value
+
+    @property
+    def auto_commit(self) -> bool:
+        return bool(self.data["git"]["auto_commit"])
+
+    @property
+    def lock_timeout(self) -> float:
+        configured = self.data["git"]["lock_timeout_seconds"]
+        given = os.environ.get("LOA_MEM_LOCK_TIMEOUT")
+        if not given:
+            return float(configured)
+        try:
+            seconds = float(given)
+        except ValueError:
+            seconds = -1.0
+        if not 0 <= seconds <= MAX_LOCK_TIMEOUT:  # also refuses nan and inf
+            raise ConfigError(f"LOA_MEM_LOCK_TIMEOUT={given!r} is not a number of seconds",
+                              f"use 0 to {MAX_LOCK_TIMEOUT}, for example 10, or unset it")
+        return seconds
+
+
+def merged(overrides: dict[str, Any], base: dict[str, Any]) -> dict[str, Any]:
+    result = copy.deepcopy(base)
+    for key, value in overrides.items():
+        if isinstance(value, dict) and isinstance(result.get(key), dict):
+            result[key] = merged(value, result[key])
+        else:
+            result[key] = value
+    return result
+
+
+def default_config() -> Config:
+    return Config(merged(DEFAULTS, BUILTIN))
+
+
+def _check(raw: Any) -> dict[str, Any]:
+    from loa_mem.core import schemacheck
+
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{CONFIG_FILE}: the top level must be a mapping",
+                          "start from the file `loa-mem init` writes")
+    found = schemacheck.problems("config.schema.json", raw)
+    if found:
+        first = found[0]
+        more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
+        raise ConfigError(f"{CONFIG_FILE}: {first.dotted or '(top level)'}: {first.message}{more}",
+                          "fix the key or remove it to use the default")
+    data = merged(raw, merged(DEFAULTS, BUILTIN))
+    files = [c["storage_file"] for c in data["memory_schema"]["categories"].values()]
+    if len(set(files)) != len(files):
+        raise ConfigError(f"{CONFIG_FILE}: memory_schema.categories: two categories share a "
+                          "storage_file", "give each category its own file")
+    if data["memory_schema"]["storage_dir"] == data["memory_schema"]["lifecycle"]["archive_dir"]:
+        raise ConfigError(f"{CONFIG_FILE}: memory_schema.lifecycle.archive_dir equals storage_dir",
+                          "archive into a separate directory")
+    return data
+
+
+def load(root: Path, cache_dir: Path | None = None) -> Config:
+    path = root / CONFIG_FILE
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return default_config()
+    signature = [stat.st_mtime_ns, stat.st_size]
+    cache_file = cache_dir / "config.json" if cache_dir else None
+    if cache_file is not None:
+        try:
+            cached = json.loads(cache_file.read_text(encoding="utf-8"))
+            if cached.get("signature") == signature:
+                return Config(cached["config"])
+        except (OSError, ValueError):
+            pass
+    from loa_mem.core import textfile, yamlio
+    from loa_mem.core.errors import InvalidFile
+
+    try:
+        data = _check(yamlio.load(textfile.read_text(path, CONFIG_FILE), CONFIG_FILE))
+    except InvalidFile as error:  # not text, not YAML, a directory: the config's problem
+        raise ConfigError(error.message, error.hint) from None
+    if cache_file is not None:
+        try:
+            cache_file.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps({"signature": signature, "config": data}), encoding="utf-8")
+            os.replace(tmp, cache_file)
+        except OSError:
+            pass
+    return Config(data)

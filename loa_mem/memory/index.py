@@ -1,0 +1,324 @@
+"""The derived index: a SQLite file outside git (`<git dir>/loa-mem/index.sqlite3`).
+
+It holds, for every grimoire file, the signature (mtime, size) it was built from and, for every
+entry, its data, its line span and the columns recall filters on, plus a full-text table. It is
+never the truth: any file whose signature changed is parsed again, and deleting the index only
+costs one rebuild. Writers update it in the same step as the files they change, so their own
+writes never force a parse.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from loa_mem.core.clock import parse
+from loa_mem.memory.rules import normalize as normalized
+from loa_mem.memory.rules import tier
+
+SCHEMA_VERSION = "8"
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER,
+    indent INTEGER, flow INTEGER);
+CREATE TABLE IF NOT EXISTS entries(
+    rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
+    category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT,
+    superseded_by TEXT, norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
+    key_lines TEXT, data TEXT);
+CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
+CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
+CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
+-- Covers the live-entry filters (recall's candidates, the context's counts and expiry
+-- warnings) so they read this index instead of every row's JSON.
+CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expires_at,
+    confidence, category, created_ts, tier, id);
+CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
+    tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS forgotten(id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS events_state(path TEXT PRIMARY KEY, offset INTEGER, tail TEXT);
+"""
+
+
+@dataclass(frozen=True)
+class Row:
+    rowid: int
+    id: str
+    path: str
+    in_archive: bool
+    first_line: int
+    last_line: int
+    data: dict[str, Any]
+    key_offsets: dict[str, int]
+
+    def line_of(self, key: str) -> int:
+        """The file line of a top-level key of this entry (its first line when absent)."""
+        return self.first_line + self.key_offsets.get(key, 0)
+
+
+# (entry data, first line, last line, {key: line offset from the first line})
+Span = tuple[Any, int, int, dict[str, int]]
+
+
+Signature = tuple[int, int]
+
+
+
+
+def _writable(path: Path) -> bool:
+    """Whether the index file can be created or changed (os.access also sees a read-only
+    file system, which permission bits do not show)."""
+    import os
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    if not os.access(path.parent, os.W_OK | os.X_OK):
+        return False
+    return all(os.access(p, os.W_OK) for p in (path, path.with_name(path.name + "-wal"))
+               if p.exists())
+
+
+def _epoch(timestamp: Any) -> float | None:
+    try:
+        return parse(str(timestamp)).timestamp() if timestamp else None
+    except ValueError:
+        return None
+
+
+def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
+             key_offsets: dict[str, int]) -> tuple[tuple[Any, ...], tuple[str, str, str]]:
+    """The indexed columns of one entry, and its full-text columns."""
+    if not isinstance(data, dict):
+        data = {"id": None, "content": str(data)}
+    source = data.get("source") if isinstance(data.get("source"), dict) else {}
+    tags = data.get("tags") if isinstance(data.get("tags"), list) else []
+    tag_text = " ".join(str(t) for t in tags)
+    content = str(data.get("content") or "")
+    confidence = data.get("confidence")
+    effectiveness = data.get("effectiveness")
+    row = (str(data.get("id")), path, int(in_archive),
+           int(in_archive or bool(data.get("archived"))), str(data.get("category")),
+           confidence if isinstance(confidence, (int, float)) else None,
+           str(source.get("timestamp") or ""), _epoch(source.get("timestamp")),
+           str(data["expires_at"]) if data.get("expires_at") else None,
+           str(data["superseded_by"]) if data.get("superseded_by") else None,
+           normalized(content), f" {tag_text} ",
+           tier(effectiveness if isinstance(effectiveness, dict) else None),
+           first, last, json.dumps(key_offsets), json.dumps(data, default=str))
+    return row, (content, str(data.get("summary") or ""), tag_text)
+
+
+# an entry's indexed columns and its full-text columns, ready to insert
+Prepared = tuple[tuple[Any, ...], tuple[str, str, str]]
+
+
+def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
+    """The rows `Index.insert_rows` adds: plain values, cheap to send from a parsing process."""
+    return [_columns(data, path, in_archive, first, last, key_offsets)
+            for data, first, last, key_offsets in items]
+
+
+class Index:
+    """The index database; in memory (a copy of the file when it can be read) where its folder
+    or file cannot be written: a read-only checkout, a read-only `.git/loa-mem` or a full disk.
+    Reads then work as usual, only slower (the copy is brought up to date each time)."""
+
+    def __init__(self, path: Path, in_memory: bool = False) -> None:
+        self.in_memory = False
+        try:
+            if in_memory or not _writable(path):
+                raise sqlite3.OperationalError("read-only")
+            self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
+            self.db.execute("PRAGMA busy_timeout=30000")
+            if self._version() != SCHEMA_VERSION:
+                self._reset()
+        except sqlite3.OperationalError:
+            self._open_in_memory(path)
+
+    def _open_in_memory(self, path: Path) -> None:
+        if getattr(self, "db", None) is not None:
+            self.db.close()
+        self.in_memory = True
+        self.db = sqlite3.connect(":memory:", isolation_level=None)
+        try:
+            source = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
+            try:
+                source.backup(self.db)
+            finally:
+                source.close()
+        except (sqlite3.Error, ValueError):
+            pass  # no readable copy: built from the files
+        if self._version() != SCHEMA_VERSION:
+            self._reset()
+
+    def _version(self) -> str | None:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return str(row[0]) if row else None
+
+    def _reset(self) -> None:
+        if not self.in_memory:
+            self.db.execute("PRAGMA journal_mode=WAL")
+        tables = [r[0] for r in self.db.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'entry_text_%'")]
+        for table in tables:
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
+        self.db.executescript(_DDL)
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- transactions -------------------------------------------------------------------
+    def begin(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
+    # -- files --------------------------------------------------------------------------
+    def signature(self, path: str) -> Signature | None:
+        row = self.db.execute("SELECT mtime_ns, size FROM files WHERE path=?", (path,)).fetchone()
+        return (int(row[0]), int(row[1])) if row else None
+
+    def layout(self, path: str) -> tuple[int, bool]:
+        row = self.db.execute("SELECT indent, flow FROM files WHERE path=?", (path,)).fetchone()
+        return (int(row[0]), bool(row[1])) if row else (0, False)
+
+    def set_file(self, path: str, signature: Signature | None, indent: int = 0,
+                 flow: bool = False) -> None:
+        if signature is None:
+            self.db.execute("DELETE FROM files WHERE path=?", (path,))
+            return
+        self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
+                        (path, signature[0], signature[1], indent, int(flow)))
+
+    def drop_file(self, path: str) -> None:
+        self.db.execute(
+            "DELETE FROM entry_text WHERE rowid IN (SELECT rowid FROM entries WHERE path=?)",
+            (path,))
+        self.db.execute("DELETE FROM entries WHERE path=?", (path,))
+
+    # -- entries ------------------------------------------------------------------------
+    def insert(self, path: str, in_archive: bool, items: Iterable[Span]) -> None:
+        self.insert_rows(prepare(path, in_archive, items))
+
+    def insert_rows(self, prepared: list[Prepared]) -> None:
+        """Add entries from `prepare` (rowids assigned here, so both tables are filled with
+        executemany)."""
+        (next_rowid,) = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM entries"
+                                        ).fetchone()
+        entries, texts = [], []
+        for offset, (row, text) in enumerate(prepared):
+            entries.append((next_rowid + offset, *row))
+            texts.append((next_rowid + offset, *text))
+        self.db.executemany(
+            "INSERT INTO entries(rowid, id, path, in_archive, retired, category, confidence, "
+            "created, created_ts, expires_at, superseded_by, norm, tags, tier, first_line, "
+            "last_line, key_lines, data) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", entries)
+        self.db.executemany("INSERT INTO entry_text(rowid, content, summary, tags) "
+                            "VALUES(?,?,?,?)", texts)
+
+    def delete_rows(self, rowids: Iterable[int]) -> None:
+        for rowid in rowids:
+            self.db.execute("DELETE FROM entry_text WHERE rowid=?", (rowid,))
+            self.db.execute("DELETE FROM entries WHERE rowid=?", (rowid,))
+
+    def shift_many(self, path: str, edits: list[tuple[int, int]]) -> None:
+        """Move each row of `path` by the sum of the deltas of the edits that end above it
+        (`edits`: (last line of the edited span, lines added or removed), sorted by line)."""
+        edits = [(line, delta) for line, delta in edits if delta]
+        if not edits:
+            return
+        ends = [line for line, _ in edits]
+        totals = list(itertools.accumulate(delta for _, delta in edits))
+        moves = []
+        for rowid, first in self.db.execute(
+                "SELECT rowid, first_line FROM entries WHERE path=? AND first_line>?",
+                (path, ends[0])).fetchall():
+            delta = totals[bisect.bisect_left(ends, first) - 1]
+            if delta:
+                moves.append((delta, delta, rowid))
+        self.db.executemany("UPDATE entries SET first_line=first_line+?, last_line=last_line+? "
+                            "WHERE rowid=?", moves)
+
+    def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Row]:
+        return [Row(r[0], r[1], r[2], bool(r[3]), r[4], r[5], json.loads(r[6]),
+                    json.loads(r[7] or "{}"))
+                for r in self.db.execute(
+                    "SELECT rowid, id, path, in_archive, first_line, last_line, data, key_lines "
+                    "FROM entries "
+                    + sql, args)]
+
+    def by_id(self, memory_id: str) -> list[Row]:
+        return self._rows("WHERE id=? ORDER BY in_archive, path", (memory_id,))
+
+    def in_file(self, path: str) -> list[Row]:
+        return self._rows("WHERE path=? ORDER BY first_line", (path,))
+
+    def by_rowids(self, rowids: Iterable[int]) -> list[Row]:
+        wanted = list(rowids)
+        if not wanted:
+            return []
+        return self._rows(f"WHERE rowid IN ({','.join('?' * len(wanted))})", tuple(wanted))
+
+    def count_in_file(self, path: str) -> int:
+        row = self.db.execute("SELECT count(*) FROM entries WHERE path=?", (path,)).fetchone()
+        return int(row[0])
+
+    def all_rows(self) -> list[Row]:
+        return self._rows("ORDER BY id", ())
+
+    def where(self, condition: str, args: tuple[Any, ...] = ()) -> list[Row]:
+        return self._rows("WHERE " + condition, args)
+
+    def duplicate_of(self, category: str, content: str, now_iso: str = "") -> str | None:
+        # Only an active entry absorbs a duplicate: an expired one has left recall, so the same
+        # content remembered again must become a new entry (spec section 3).
+        row = self.db.execute(
+            "SELECT id FROM entries WHERE norm=? AND category=? AND retired=0 "
+            "AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at>?) "
+            "ORDER BY id LIMIT 1", (normalized(content), category, now_iso)
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    # -- events -------------------------------------------------------------------------
+    def events_state(self, path: str) -> tuple[int, str]:
+        row = self.db.execute("SELECT offset, tail FROM events_state WHERE path=?",
+                              (path,)).fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
+
+    def set_events_state(self, path: str, offset: int, tail: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO events_state VALUES(?,?,?)", (path, offset, tail))
+
+    def reset_events(self, path: str) -> None:
+        self.db.execute("DELETE FROM forgotten")
+        self.db.execute("DELETE FROM events_state WHERE path=?", (path,))
+
+    def set_forgotten(self, memory_id: str, forgotten: bool) -> None:
+        if forgotten:
+            self.db.execute("INSERT OR IGNORE INTO forgotten VALUES(?)", (memory_id,))
+        else:
+            self.db.execute("DELETE FROM forgotten WHERE id=?", (memory_id,))
+
+    def was_forgotten(self, memory_id: str) -> bool:
+        return self.db.execute("SELECT 1 FROM forgotten WHERE id=?", (memory_id,)).fetchone() \
+            is not None
+
+    def forgotten_ids(self) -> set[str]:
+        return {str(r[0]) for r in self.db.execute("SELECT id FROM forgotten")}

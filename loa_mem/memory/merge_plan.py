@@ -1,0 +1,295 @@
+"""The whole-store view of a merge: which ids each side renumbers, and which removals are meant.
+
+git runs the merge driver once per file that both sides changed, and takes every other file
+from the side that changed it. Ids are shared by all grimoire files, so an id both branches
+created (MEM-20261122-001 as a fact on one, as a decision on the other) may sit in two files
+that git merges without us. Every driver call therefore reads the three commits (ours = HEAD,
+theirs = the `GITHEAD_<sha>` variable `git merge` sets, base = their merge base) and computes
+the same plan: for each id created on both sides for different entries, the copy on the side
+whose files git will hand to the driver (theirs when it can) is renumbered to the next free
+sequence of its day, counting every id either side ever used, including the events logs.
+The plan is deterministic, so all calls of one merge agree; it is cached for the merge.
+
+An id whose copies both live in files only one side changed cannot be fixed by any driver
+call: it is reported as `unfixable`, the events-log call stops the merge (exit 1), and
+`loa-mem merge-driver --repair` then redoes the memory files of the merge with all of them
+in view.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from loa_mem.core import events as events_mod
+from loa_mem.core import git, yamlio
+from loa_mem.core.errors import LoaMemError
+from loa_mem.memory import rules as model
+from loa_mem.memory.merge import MEM_ID, Plan, rename_ids
+
+Texts = dict[str, "str | None"]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The memory files of one commit (or of one file's three temp versions)."""
+
+    texts: Texts
+    events: str = ""
+
+
+@dataclass(frozen=True)
+class Layout:
+    grimoires: list[str]
+    archives: list[str]
+    events: str
+
+    @property
+    def paths(self) -> list[str]:
+        return [*self.grimoires, self.events]
+
+
+@dataclass(frozen=True)
+class Decision:
+    plan: Plan
+    unfixable: list[str] = field(default_factory=list)
+
+
+def read_blobs(top: Path, rev: str, paths: list[str]) -> Texts:
+    """`rev:path` for every path in one `git cat-file --batch` call (None when absent)."""
+    request = "".join(f"{rev}:{p}\n" for p in paths).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=top, env=git.clean_env(),
+                         input=request, capture_output=True, check=True).stdout
+    texts: Texts = {}
+    position = 0
+    for path in paths:
+        end = out.index(b"\n", position)
+        header = out[position:end].decode().split()
+        position = end + 1
+        if len(header) < 3 or header[1] != "blob":
+            texts[path] = None
+            continue
+        size = int(header[2])
+        texts[path] = out[position:position + size].decode("utf-8", "replace")
+        position += size + 1
+    return texts
+
+
+def snapshot(top: Path, rev: str, layout: Layout) -> Snapshot:
+    texts = read_blobs(top, rev, layout.paths)
+    events = texts.pop(layout.events) or ""
+    return Snapshot(texts, events)
+
+
+def _entries(snap: Snapshot) -> dict[str, set[tuple[str, str, str]]]:
+    found: dict[str, set[tuple[str, str, str]]] = defaultdict(set)
+    for path, text in snap.texts.items():
+        if not text:
+            continue
+        try:
+            items = yamlio.load_list(text, path).items
+        except LoaMemError:
+            continue
+        for item in items:
+            data: dict[str, Any] = item.data if isinstance(item.data, dict) else {}
+            source = data["source"] if isinstance(data.get("source"), dict) else {}
+            if isinstance(data.get("id"), str):
+                found[data["id"]].add((str(data.get("category")), str(data.get("content")),
+                                       str(source.get("timestamp"))))
+    return found
+
+
+def _event_ids(snap: Snapshot) -> tuple[set[str], set[str]]:
+    """(every id the events log names, the ids it says are forgotten now)."""
+    used: set[str] = set()
+    forgotten: set[str] = set()
+    for event in events_mod.parse_lines(snap.events):
+        ids = {i for i in event.get("ids") or [] if isinstance(i, str) and MEM_ID.fullmatch(i)}
+        used |= ids
+        if event.get("op") == "forget":
+            forgotten |= ids
+        elif event.get("op") == "restore":
+            forgotten -= ids
+    return used, forgotten
+
+
+def _mentions(snap: Snapshot) -> dict[str, set[str]]:
+    """Every id named anywhere in the snapshot's files, and the files that name it."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for path, text in snap.texts.items():
+        for memory_id in set(MEM_ID.findall(text or "")):
+            found[memory_id].add(path)
+    return found
+
+
+def _retired(snap: Snapshot, layout: Layout, forgotten: set[str]) -> frozenset[str]:
+    archived = set()
+    for path in layout.archives:
+        archived |= set(MEM_ID.findall(snap.texts.get(path) or ""))
+    return frozenset(archived | forgotten)
+
+
+@dataclass
+class _Sides:
+    base: Snapshot
+    ours: Snapshot
+    theirs: Snapshot
+    driven: set[str]
+
+    def collisions(self) -> tuple[list[str], set[str]]:
+        entries = [_entries(s) for s in (self.base, self.ours, self.theirs)]
+        snaps = (self.base, self.ours, self.theirs)
+        used = [set(e) | _event_ids(s)[0] for e, s in zip(entries, snaps, strict=True)]
+        both = (used[1] - used[0]) & (used[2] - used[0])
+        clashes = [i for i in sorted(both, key=model.id_order)
+                   if not (entries[1].get(i) and entries[1].get(i) == entries[2].get(i))]
+        return clashes, used[0] | used[1] | used[2]
+
+
+def driven_paths(sides: tuple[Snapshot, Snapshot, Snapshot], layout: Layout) -> set[str]:
+    """The grimoire files git will hand to the merge driver: changed on both sides."""
+    base, ours, theirs = (s.texts for s in sides)
+    return {p for p in layout.grimoires
+            if ours.get(p) is not None and theirs.get(p) is not None and ours[p] != theirs[p]
+            and ours[p] != base.get(p) and theirs[p] != base.get(p)}
+
+
+def decide(sides: _Sides, layout: Layout, later: str, label: str) -> Decision:
+    clashes, used = sides.collisions()
+    high: dict[str, int] = defaultdict(int)
+    for memory_id in used:
+        legacy = model.split_legacy(memory_id)
+        if legacy is not None:
+            high[legacy[0]] = max(high[legacy[0]], legacy[1])
+    rename_ours: dict[str, str] = {}
+    rename_theirs: dict[str, str] = {}
+    unfixable: list[str] = []
+    named_theirs, named_ours = _mentions(sides.theirs), _mentions(sides.ours)
+    for memory_id in clashes:
+        in_theirs, in_ours = named_theirs.get(memory_id, set()), named_ours.get(memory_id, set())
+        if not (in_theirs and in_ours):
+            continue
+        if in_theirs <= sides.driven:
+            target = rename_theirs
+        elif in_ours <= sides.driven:
+            target = rename_ours
+        else:
+            unfixable.append(memory_id)
+            continue
+        target[memory_id] = _fresh_id(memory_id, high, used)
+    forgotten_ours = _event_ids(sides.ours)[1]
+    forgotten_theirs = _event_ids(sides.theirs)[1]
+    plan = Plan(rename_ours, rename_theirs, _retired(sides.ours, layout, forgotten_ours),
+                _retired(sides.theirs, layout, forgotten_theirs), later, label)
+    return Decision(plan, unfixable)
+
+
+def _fresh_id(memory_id: str, high: dict[str, int], used: set[str]) -> str:
+    """The id a clashing copy gets: a legacy id the next free sequence of its day (the same on
+    every driver call of one merge), any other id a new random one that neither side used."""
+    legacy = model.split_legacy(memory_id)
+    if legacy is not None:
+        high[legacy[0]] += 1
+        return model.format_id(legacy[0], high[legacy[0]])
+    day = memory_id.split("-")[1]
+    while True:
+        fresh = model.new_id(day)
+        if fresh not in used:
+            used.add(fresh)
+            return fresh
+
+
+# -- finding the three commits ---------------------------------------------------------------
+def theirs_commit() -> tuple[str, str] | None:
+    """(sha, name) of the branch `git merge` is merging in, from its GITHEAD_<sha> variable."""
+    heads = [(k[len("GITHEAD_"):], v) for k, v in os.environ.items() if k.startswith("GITHEAD_")]
+    return heads[0] if len(heads) == 1 else None
+
+
+def merge_head(top: Path) -> tuple[str, str] | None:
+    sha = git.run(top, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).strip()
+    return (sha, sha[:10]) if sha else None
+
+
+def _later(top: Path, ours: str, theirs: str) -> str:
+    times = git.run(top, "show", "-s", "--format=%ct", ours, theirs).split()
+    return "ours" if len(times) == 2 and int(times[0]) > int(times[1]) else "theirs"
+
+
+def whole_store(top: Path, layout: Layout, theirs: tuple[str, str], force: bool) -> Decision:
+    """The plan for merging `theirs` into HEAD, computed once per merge and cached."""
+    ours_sha = git.run(top, "rev-parse", "HEAD").strip()
+    key = f"{ours_sha}:{theirs[0]}:{int(force)}"
+    cache = git.git_dir(top) / "loa-mem" / "merge-plan.json"
+    cached = _read_cache(cache, key)
+    if cached is not None:
+        return cached
+    base_sha = git.run(top, "merge-base", ours_sha, theirs[0], check=False).strip()
+    snaps = tuple(snapshot(top, rev, layout) if rev else Snapshot({})
+                  for rev in (base_sha, ours_sha, theirs[0]))
+    driven = set(layout.grimoires) if force else driven_paths(snaps, layout)  # type: ignore[arg-type]
+    sides = _Sides(snaps[0], snaps[1], snaps[2], driven)
+    decision = decide(sides, layout, _later(top, ours_sha, theirs[0]), theirs[1])
+    _write_cache(cache, key, decision)
+    return decision
+
+
+def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str]) -> Decision:
+    """The plan when the other branch is unknown (rebase, cherry-pick): this file's three
+    versions, plus every id HEAD's store holds or ever used."""
+    head = snapshot(top, "HEAD", layout) if git.has_commits(top) else Snapshot({})
+    ours = Snapshot({**head.texts, path: texts[1]}, head.events)
+    sides = _Sides(Snapshot({path: texts[0]}), ours, Snapshot({path: texts[2]}), {path})
+    return decide(sides, layout, "theirs", "theirs")
+
+
+def _read_cache(path: Path, key: str) -> Decision | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if data.get("key") != key:
+        return None
+    plan = data["plan"]
+    return Decision(Plan(plan["rename_ours"], plan["rename_theirs"],
+                         frozenset(plan["retired_ours"]), frozenset(plan["retired_theirs"]),
+                         plan["later"], plan["theirs_label"]), data["unfixable"])
+
+
+def _write_cache(path: Path, key: str, decision: Decision) -> None:
+    from loa_mem.core.filewrite import atomic_write
+
+    plan = decision.plan
+    data: dict[str, Any] = {"key": key, "unfixable": decision.unfixable, "plan": {
+        "rename_ours": plan.rename_ours, "rename_theirs": plan.rename_theirs,
+        "retired_ours": sorted(plan.retired_ours), "retired_theirs": sorted(plan.retired_theirs),
+        "later": plan.later, "theirs_label": plan.theirs_label}}
+    atomic_write(path, json.dumps(data))
+
+
+DRIVER_ACTOR = "tool:loa-mem-merge-driver"
+
+
+def union_events(base: str, ours: str, theirs: str, plan: Plan) -> str:
+    """Both sides' lines (ours first), renamed ids applied to each side's new lines, and one
+    `renumber` event per renamed id."""
+    old = set(base.splitlines())
+    out = [line if line in old else rename_ids(line, plan.rename_ours)
+           for line in ours.splitlines() if line.strip()]
+    seen = set(out)
+    for line in theirs.splitlines():
+        renamed = rename_ids(line, plan.rename_theirs)
+        if line.strip() and line not in old and renamed not in seen:
+            out.append(renamed)
+            seen.add(renamed)
+    for side, mapping in (("ours", plan.rename_ours), ("theirs", plan.rename_theirs)):
+        for before, after in sorted(mapping.items()):
+            event = events_mod.make("renumber", [after, before], DRIVER_ACTOR,
+                                "the id was created on both branches", side=side)
+            out.append(json.dumps(event, ensure_ascii=False))
+    return "".join(line + "\n" for line in out)

@@ -1,0 +1,67 @@
+"""Ranking for recall: relevance, recency, confidence and the effectiveness tier.
+
+    with a query:  score = (1 - w) * (0.7 * text + 0.3 * confidence) + w * recency + tier
+    without one:   score = (1 - w) * confidence + w * recency + tier
+
+w is `retrieval.recency_weight`; text is the entry's bm25 relevance (content, summary and tags)
+divided by the best among the candidates (each query word also matches as a prefix,
+so 'postgres' finds 'PostgreSQL'); recency halves every 30 days since the entry was
+written; tier adds +0.1 (high), 0 (normal, untested), -0.1 (review) or -0.2 (ineffective).
+Ties break by id, so the same store and clock always give the same order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from loa_mem.core import clock
+from loa_mem.memory import scoring
+
+
+@dataclass(frozen=True)
+class Filters:
+    query: str = ""
+    categories: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    min_confidence: float = 0.6
+    limit: int = 10
+    include_expired: bool = False
+    include_superseded: bool = False
+    include_archived: bool = False
+
+
+@dataclass(frozen=True)
+class Hit:
+    id: str
+    score: float
+    parts: dict[str, float]
+    data: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+    line: int = 0
+
+
+def _conditions(filters: Filters, now_iso: str) -> tuple[list[str], list[Any]]:
+    return scoring.conditions(
+        filters.min_confidence, now_iso, include_archived=filters.include_archived,
+        include_superseded=filters.include_superseded, include_expired=filters.include_expired,
+        categories=filters.categories, tags=filters.tags)
+
+
+def rank(db: Any, filters: Filters, recency_weight: float) -> list[Hit]:
+    """Score the candidates in the index `db` (a sqlite3 connection) and return the best.
+    The whole score is computed inside SQLite (see `scoring.py`), so only the winners reach
+    Python."""
+    now = clock.now()
+    conditions, args = _conditions(filters, clock.iso(now))
+    hits = []
+    for memory_id, conf, rel, rec, bonus, score, path, line, data, _ in scoring.ranked(
+            db, conditions, args, query=filters.query, recency_weight=recency_weight,
+            now_ts=now.timestamp(), limit=filters.limit):
+        parts = {"confidence": conf, "recency": rec, "tier": bonus}
+        if rel is not None:
+            parts = {"text": rel, **parts}
+        hits.append(Hit(memory_id, round(score, 4), {k: round(v, 4) for k, v in parts.items()},
+                        json.loads(data), path, line))
+    return hits

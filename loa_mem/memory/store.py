@@ -1,0 +1,564 @@
+"""The store: where a project's grimoire files are, and the only code that reads or writes them.
+
+Invariants:
+- The grimoire files are the truth; the index (see `index.py`) is derived and refreshed by file
+  signature before every use.
+- A write happens inside `Store.write()`: one lock for read, modify, write and commit; files are
+  replaced atomically (temp file + rename), then the index, the events log and one git commit
+  follow. A killed process leaves each file either as it was or as it should be.
+- A write changes only the lines of the entries it touches; everything else in the file,
+  comments included, stays byte for byte.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loa_mem.core import events as events_mod
+from loa_mem.core import filewrite, git, gitwrite, notices, textfile
+from loa_mem.core.errors import InvalidFile, NotARepo, NotFound, Refused
+from loa_mem.memory import config as config_mod
+from loa_mem.memory import rules as model
+from loa_mem.memory.index import Index, Prepared, Row, Signature, prepare
+
+Change = Callable[[Any], None]
+
+if TYPE_CHECKING:
+    from loa_mem.core.yamlio import ListFile
+    from loa_mem.memory.writer import FileResult
+
+
+@dataclass(frozen=True)
+class GrimoireFile:
+    category: str
+    path: str
+    in_archive: bool
+
+
+@dataclass(frozen=True)
+class IndexRows:
+    """A parsed grimoire file as the index stores it: its list's layout and its rows."""
+
+    indent: int
+    flow: bool
+    rows: list[Prepared]
+
+
+def _index_rows(archived: frozenset[str], path: str, parsed: ListFile) -> IndexRows:
+    """Runs where the file was parsed (a worker process on a cold index of many entries)."""
+    return IndexRows(parsed.indent, parsed.flow,
+                     prepare(path, path in archived, (item.span() for item in parsed.items)))
+
+
+def signature_of(path: Path) -> Signature | None:
+    try:
+        stat = path.stat()
+    except FileNotFoundError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def _refuse_emptied(top: Path, path: str) -> None:
+    """A grimoire file of 0 bytes whose last commit held entries was emptied by accident (a
+    crash, a full disk, a truncating editor), never by loa-mem: reading it as an empty list
+    would hide entries git still has, and the next write would commit their loss."""
+    from loa_mem.core import yamlio
+
+    try:
+        committed = git.run(top, "show", f"HEAD:{path}", check=False)
+        held = len(yamlio.load_list(committed, path).items) if committed else 0
+    except (InvalidFile, UnicodeError, OSError):
+        return
+    if held:
+        raise InvalidFile(path, 1, 1, f"is empty (0 bytes) but the last commit holds {held} "
+                          "entr" + ("y" if held == 1 else "ies"),
+                          f"restore it with `git checkout -- {path}`, or write `[]` in it to "
+                          "empty it on purpose; nothing was written")
+
+
+def locate_top(root: str | None) -> Path:
+    chosen = root or os.environ.get("LOA_MEM_ROOT")
+    start = Path(chosen) if chosen else Path.cwd()
+    top = git.find_top(start) if start.exists() else None
+    bare = git.bare_repository(start) if top is None and start.exists() else None
+    if bare is not None:
+        raise NotARepo(f"{bare} is a bare repository: it has no working tree for memory files",
+                       f"clone it (git clone {bare}) and run loa-mem in the clone")
+    if top is None:
+        raise NotARepo(f"{start} is not inside a git repository",
+                       "run `loa-mem init` to create a memory store here")
+    return top
+
+
+class Store:
+    def __init__(self, top: Path, cfg: config_mod.Config) -> None:
+        self.top = top
+        self.config = cfg
+        self.cache_dir = git.git_dir(top) / "loa-mem"
+        self.storage = top / cfg.storage_dir
+        self.archive = top / cfg.archive_dir
+        self.events_path = self.storage / events_mod.EVENTS_FILE
+        self._index: Index | None = None
+        self._files_for: dict[tuple[str, bool], str] = {}
+
+    @classmethod
+    def open(cls, root: str | None = None) -> Store:
+        top = locate_top(root)
+        cache_dir = git.git_dir(top) / "loa-mem"
+        store = cls(top, config_mod.load(top, cache_dir))
+        from loa_mem.core import clonesetup
+
+        clonesetup.ensure(top, [g.path for g in store.grimoire_files()], store.events_rel,
+                          store.other_merged())
+        return store
+
+    def other_merged(self) -> tuple[str, ...]:
+        """Files besides grimoires that other branches also write and loa-mem merges: the
+        agents' sidecars (a pattern) and their state index."""
+        agents = self.config.section("agents")
+        found = [f"{agents['dir']}/*.yaml"] if agents.get("dir") else []
+        if agents.get("state_index"):
+            found.append(str(agents["state_index"]))
+        return tuple(found)
+
+    # -- paths --------------------------------------------------------------------------
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.top).as_posix()
+
+    def file_for(self, category: str, in_archive: bool = False) -> str:
+        # cached: gc and import ask once per entry, and the path arithmetic added up to 0.8 s
+        key = (category, in_archive)
+        found = self._files_for.get(key)
+        if found is None:
+            base = self.archive if in_archive else self.storage
+            found = self._files_for[key] = self.rel(base / self.config.rule(category).storage_file)
+        return found
+
+    def grimoire_files(self) -> list[GrimoireFile]:
+        return [GrimoireFile(c, self.file_for(c, archived), archived)
+                for archived in (False, True) for c in model.CATEGORIES]
+
+    @property
+    def events_rel(self) -> str:
+        return self.rel(self.events_path)
+
+    # -- index --------------------------------------------------------------------------
+    def _open_index(self) -> Index:
+        """The index as it is, without refreshing it (refresh_files must see parse failures
+        rather than raise them, so that validate can report them)."""
+        if self._index is None:
+            self._index = Index(self.cache_dir / "index.sqlite3")
+        return self._index
+
+    @property
+    def index(self) -> Index:
+        index = self._index
+        if index is None:
+            index = self._open_index()
+            try:
+                self.refresh()
+            except sqlite3.OperationalError:
+                # the index file cannot be written (a full disk, a read-only folder that
+                # looked writable): read from a copy in memory instead
+                index.close()
+                self._index = Index(self.cache_dir / "index.sqlite3", in_memory=True)
+                return self.index_refreshed()
+            except BaseException:
+                index.close()
+                self._index = None
+                raise
+        return index
+
+    def index_refreshed(self) -> Index:
+        index = self._open_index()
+        try:
+            self.refresh()
+        except BaseException:
+            index.close()
+            self._index = None
+            raise
+        return index
+
+    def close(self) -> None:
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+
+    def refresh(self) -> None:
+        """Bring the index up to date with the files; the first file that fails to parse
+        raises its error (file, line, column)."""
+        failures = self.refresh_files()
+        if failures:
+            raise next(iter(failures.values()))
+        self._refresh_events()
+
+    def refresh_files(self) -> dict[str, InvalidFile]:
+        """Parse every grimoire file whose signature changed; returns the files that failed,
+        whose index rows stay as they were."""
+        from loa_mem.core import yamlio
+
+        index = self._open_index()
+        stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
+        stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
+        archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
+        parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig],
+                                   functools.partial(_index_rows, archived))
+        failures = {}
+        for grimoire, signature in stale:
+            result = parsed.get(grimoire.path)
+            if signature is not None and signature[1] == 0:
+                try:
+                    _refuse_emptied(self.top, grimoire.path)
+                except InvalidFile as emptied:
+                    result = emptied
+            if isinstance(result, InvalidFile):
+                failures[grimoire.path] = result
+            else:
+                self._store_parsed(grimoire, signature, result)
+        return failures
+
+    def forget_file(self, path: str) -> None:
+        """Leave a file that does not parse out of the index (for readers that carry on
+        without it); its signature is cleared, so every later command parses it again."""
+        index = self._open_index()
+        index.begin()
+        try:
+            index.drop_file(path)
+            index.set_file(path, None)
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
+    def reparse(self, grimoire: GrimoireFile, signature: Signature | None) -> None:
+        from loa_mem.core import yamlio
+
+        parsed = None
+        if signature is not None:
+            text = textfile.read_text(self.top / grimoire.path, grimoire.path)
+            if not text:
+                _refuse_emptied(self.top, grimoire.path)
+            parsed = yamlio.load_list(text, grimoire.path)
+        self._store_parsed(grimoire, signature, parsed)
+
+    def _store_parsed(self, grimoire: GrimoireFile, signature: Signature | None,
+                      parsed: ListFile | IndexRows | None) -> None:
+        if parsed is not None and not isinstance(parsed, IndexRows):
+            parsed = _index_rows(frozenset([grimoire.path] if grimoire.in_archive else []),
+                                 grimoire.path, parsed)
+        index = self.index
+        index.begin()
+        try:
+            index.drop_file(grimoire.path)
+            if parsed is not None and signature is not None:
+                index.insert_rows(parsed.rows)
+                index.set_file(grimoire.path, signature, parsed.indent, parsed.flow)
+            else:
+                index.set_file(grimoire.path, None)
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
+    def _refresh_events(self) -> None:
+        index = self.index
+        rel = self.events_rel
+        try:
+            size = self.events_path.stat().st_size
+        except FileNotFoundError:
+            size = 0
+        offset, tail = index.events_state(rel)
+        if size == offset:
+            return
+        with open(self.events_path, "rb") if size else open(os.devnull, "rb") as handle:
+            if offset and size > offset:
+                handle.seek(max(0, offset - len(tail.encode())))
+                if handle.read(len(tail.encode())).decode("utf-8", "replace") != tail:
+                    offset = 0
+            else:
+                offset = 0
+            handle.seek(offset)
+            fresh = handle.read(size - offset).decode("utf-8", "replace")
+        index.begin()
+        try:
+            if offset == 0:
+                index.reset_events(rel)
+            self._ingest_events(events_mod.parse_lines(fresh))
+            index.set_events_state(rel, size, fresh[-64:])
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+
+    def _ingest_events(self, new_events: list[dict[str, Any]]) -> None:
+        index = self.index
+        for event in new_events:
+            ids = [i for i in event.get("ids") or [] if isinstance(i, str)]
+            if event.get("op") == "forget":
+                for memory_id in ids:
+                    index.set_forgotten(memory_id, True)
+            elif event.get("op") == "restore":
+                for memory_id in ids:
+                    index.set_forgotten(memory_id, False)
+
+    # -- reads --------------------------------------------------------------------------
+    def entry(self, memory_id: str) -> Row:
+        model.check_id(memory_id)
+        rows = self.index.by_id(memory_id)
+        if not rows:
+            hint = "it was forgotten; `loa-mem restore` brings it back" if (
+                memory_id in self.index.forgotten_ids()) else "check the id with `loa-mem recall`"
+        if not rows:
+            raise NotFound(f"no memory {memory_id}", hint)
+        if len(rows) > 1:
+            places = ", ".join(f"{r.path}:{r.first_line}" for r in rows)
+            raise Refused(f"{memory_id} appears {len(rows)} times ({places})",
+                          "run `loa-mem validate` and remove the duplicate")
+        return rows[0]
+
+    def next_id(self, day: str) -> str:
+        """A new id for `day`: random, so no other clone or branch mints it; drawn again in
+        the (practically impossible) case that this store already holds or forgot it."""
+        index = self.index
+        while True:
+            memory_id = model.new_id(day)
+            if not index.by_id(memory_id) and not index.was_forgotten(memory_id):
+                return memory_id
+
+    # -- writes -------------------------------------------------------------------------
+    @contextmanager
+    def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
+        from loa_mem.core import lock
+
+        commit = commit and self.config.auto_commit
+        with lock.hold(self.cache_dir / "write.lock", op, self.config.lock_timeout):
+            problem = gitwrite.state_problem(self.top) if commit else None
+            if problem is not None:
+                raise problem
+            self.refresh()
+            transaction = Transaction(self, op, actor)
+            yield transaction
+            transaction.apply(commit=commit)
+
+
+@dataclass
+class _FilePlan:
+    grimoire: GrimoireFile
+    appends: list[dict[str, Any]] = field(default_factory=list)
+    raw_appends: list[str] = field(default_factory=list)
+    changes: dict[int, list[Change]] = field(default_factory=dict)
+    removals: set[int] = field(default_factory=set)
+
+
+class Transaction:
+    """The edits of one command, applied together when the command's core function is done."""
+
+    def __init__(self, store: Store, op: str, actor: str) -> None:
+        self.store = store
+        self.op = op
+        self.actor = actor
+        self.what = ""
+        self.body = ""  # optional commit message body (gc lists each action and why)
+        self.ids: list[str] = []
+        self.events: list[dict[str, Any]] = []
+        self.plans: dict[str, _FilePlan] = {}
+        self.files: dict[str, str | bytes | None] = {}
+        self.commit_sha: str | None = None
+        self.committed = False
+        self.changed_paths: list[str] = []
+
+    def _plan(self, grimoire: GrimoireFile) -> _FilePlan:
+        return self.plans.setdefault(grimoire.path, _FilePlan(grimoire))
+
+    def _grimoire(self, row: Row) -> GrimoireFile:
+        for grimoire in self.store.grimoire_files():
+            if grimoire.path == row.path:
+                return grimoire
+        raise Refused(f"{row.id} is in {row.path}, which is not a grimoire file")
+
+    def add(self, entry: dict[str, Any], in_archive: bool = False) -> None:
+        category = str(entry["category"])
+        path = self.store.file_for(category, in_archive)
+        self._plan(GrimoireFile(category, path, in_archive)).appends.append(entry)
+        self.ids.append(str(entry["id"]))
+
+    def add_text(self, category: str, text: str, memory_id: str, in_archive: bool = False) -> None:
+        path = self.store.file_for(category, in_archive)
+        self._plan(GrimoireFile(category, path, in_archive)).raw_appends.append(text)
+        self.ids.append(memory_id)
+
+    def change(self, row: Row, change: Change) -> None:
+        self._plan(self._grimoire(row)).changes.setdefault(row.rowid, []).append(change)
+        self.ids.append(row.id)
+
+    def remove(self, row: Row) -> None:
+        self._plan(self._grimoire(row)).removals.add(row.rowid)
+        self.ids.append(row.id)
+
+    def event(self, op: str, ids: list[str], reason: str | None = None, **details: Any) -> None:
+        self.events.append(events_mod.make(op, ids, self.actor, reason, **details))
+
+    def put(self, rel_path: str, text: str | bytes) -> None:
+        """Write a non-grimoire file (a manifest, a sidecar) atomically with the rest of this
+        transaction, and include it in the commit."""
+        self.files[rel_path] = text
+
+    def delete(self, rel_path: str) -> None:
+        """Remove a non-grimoire file with this transaction (git history keeps it)."""
+        self.files[rel_path] = None
+
+    # -- applying -----------------------------------------------------------------------
+    def apply(self, commit: bool) -> None:
+        from loa_mem.memory.writer import plan_file
+
+        store = self.store
+        results = [plan_file(store, plan) for plan in self.plans.values() if _has_work(plan)]
+        writes: dict[str, str | bytes | None] = {r.path: r.text for r in results}
+        writes.update(self.files)
+        for path in [*writes, store.events_rel]:
+            refuse_link(store.top, path)
+        self.changed_paths = [r.path for r in results] + list(self.files)
+        if self.events:
+            self.changed_paths.append(store.events_rel)
+        state = self._git_state() if commit and self.changed_paths else None
+        staged = filewrite.Staged(store.top, writes, store.events_path, self.events)
+        pending = None
+        try:
+            if state is not None:
+                pending = self._prepare_commit(results, staged, state)
+            staged.finish()
+        except BaseException:
+            staged.undo()
+            raise
+        try:
+            self._update_index(results)
+            if pending is not None:
+                self.commit_sha = gitwrite.publish(pending, self.what or self.op)
+                self.committed = True
+        except BaseException as failure:
+            self._roll_back(staged, [r.path for r in results], failure)
+            if isinstance(failure, sqlite3.Error):
+                from loa_mem.core.errors import WriteFailed
+
+                raise WriteFailed(f"could not update the index in .git/loa-mem: {failure}",
+                                  "free disk space, then retry; nothing was changed") from None
+            raise
+        staged.done()
+
+    def _git_state(self) -> gitwrite.State | None:
+        """HEAD, index and working tree of the paths about to change, or None when an outer
+        git command holds the index (inside one of its hooks): the files are then written and
+        left for `loa-mem commit`, and HEAD never moves under that command."""
+        top = self.store.top
+        if gitwrite.index_busy(top):
+            notices.add("not committed: another git command holds this repository's index "
+                        "(inside a git hook?); run `loa-mem commit` when it is done")
+            return None
+        return gitwrite.inspect(top, self.changed_paths)
+
+    def _prepare_commit(self, results: list[FileResult], staged: filewrite.Staged,
+                        state: gitwrite.State) -> gitwrite.Pending:
+        """The commit object of this transaction's change alone (see `gitwrite`)."""
+        store = self.store
+        by_path = {r.path: r for r in results}
+        changes = []
+        for path in self.changed_paths:
+            result = by_path.get(path)
+            if path == store.events_rel:
+                changes.append(_events_change(store, staged))
+            elif result is not None:
+                changes.append(gitwrite.FileChange(path, result.text.encode("utf-8"),
+                                                   result.replay))
+            else:
+                content = self.files[path]
+                changes.append(gitwrite.FileChange(
+                    path, content.encode("utf-8") if isinstance(content, str) else content))
+        message = git.message(self.op, self.what or ", ".join(self.ids[:3]), self.ids,
+                              body=self.body)
+        return gitwrite.prepare(state, changes, message)
+
+    def _update_index(self, results: list[FileResult]) -> None:
+        store = self.store
+        index = store.index
+        index.begin()
+        try:
+            for result in results:
+                result.update_index(index, signature_of(store.top / result.path))
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+        store._refresh_events()
+
+    def _roll_back(self, staged: filewrite.Staged, grimoires: list[str],
+                   failure: BaseException) -> None:
+        """The index or the commit failed after the files were replaced (a full disk, git
+        busy): put the files back as they were, so that nothing is left half done."""
+        from loa_mem.core.errors import GitFailed, WriteFailed
+
+        failed = staged.roll_back()
+        store = self.store
+        try:  # the index rows of these files are stale now: the next command parses them
+            index = store._open_index()
+            index.begin()
+            for path in grimoires:
+                index.set_file(path, None)
+            index.reset_events(store.events_rel)
+            index.commit()
+        except sqlite3.Error:
+            store.close()
+        if not isinstance(failure, (GitFailed, WriteFailed)):
+            return
+        if failed:
+            failure.hint = (f"{failure.hint}; {', '.join(failed)} could not be put back: "
+                            "`git diff` shows it, `loa-mem commit` commits it")
+        elif "nothing was" not in failure.hint:
+            failure.hint = f"{failure.hint}; nothing was changed"
+
+
+def refuse_link(top: Path, rel_path: str) -> None:
+    """loa-mem replaces files by renaming over them: through a symbolic link that would turn
+    the link into a file (and a link out of the repository into a commit of outside data)."""
+    path = top / rel_path
+    for place in (path, *path.parents):
+        if place == top:
+            return
+        if place.is_symlink():
+            where = "outside the repository" if not place.resolve().is_relative_to(
+                top.resolve()) else "elsewhere in the repository"
+            raise Refused(f"{top.name}/{place.relative_to(top).as_posix()} is a symbolic link "
+                          f"to {where}; loa-mem writes only regular files; nothing was written",
+                          "replace the link with the file itself (or set the path in "
+                          ".loa.config.yaml)")
+
+
+def _events_change(store: Store, staged: filewrite.Staged) -> gitwrite.FileChange:
+    """The events log's change is an append: replayed, it appends the same lines."""
+    full = store.events_path.read_bytes()
+    added = full[staged.log_size or 0:]
+
+    def replay(other: bytes) -> bytes:
+        lead = b"" if not other or other.endswith(b"\n") else b"\n"
+        return other + lead + added.lstrip(b"\n")
+
+    return gitwrite.FileChange(store.events_rel, full, replay)
+
+
+def _has_work(plan: _FilePlan) -> bool:
+    return bool(plan.appends or plan.raw_appends or plan.changes or plan.removals)
+
+
+def require_parsed(store: Store, path: str) -> None:
+    """Make sure `path` parses before a write depends on its index rows."""
+    for grimoire in store.grimoire_files():
+        if grimoire.path == path:
+            store.reparse(grimoire, signature_of(store.top / path))
+            return
+    raise InvalidFile(path, 1, 1, "not a grimoire file")

@@ -1,0 +1,169 @@
+"""Turn a transaction's plan for one grimoire file into the file's new text and index changes.
+
+Edits are applied from the bottom of the file up, so the line spans recorded in the index stay
+valid for every edit still to come; appends go last. Each changed or added entry is parsed back
+from the text that will be written, so the index holds exactly what the file says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from loa_mem.core import textfile, yamlio
+from loa_mem.core.errors import InvalidFile, Refused
+from loa_mem.memory.index import Index, Row, Signature, Span
+
+if TYPE_CHECKING:
+    from loa_mem.memory.store import Store, _FilePlan
+
+@dataclass(frozen=True)
+class Replacement:
+    """An entry's lines replaced (`located` None: removed), in the file's old line numbers."""
+
+    row: Row
+    located: yamlio.Located | None
+    delta: int
+
+
+@dataclass
+class FileResult:
+    path: str
+    text: str
+    in_archive: bool
+    indent: int
+    flow: bool
+    replacements: list[Replacement] = field(default_factory=list)
+    appended: list[Span] = field(default_factory=list)
+    old_text: str = ""
+    # the change as text, to replay it on another version of the file (see `replay`)
+    edits: list[tuple[str, str]] = field(default_factory=list)
+    appended_text: str = ""
+
+    def replay(self, other: bytes) -> bytes | None:
+        """This change applied to another version of the file (HEAD's, or what the user
+        staged): each edited entry must be there, once, exactly as this command found it."""
+        try:
+            text = other.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        for old, new in self.edits:
+            at = text.find(old)
+            while at > 0 and text[at - 1] != "\n":
+                at = text.find(old, at + 1)
+            if at < 0 or text.find(old, at + 1) >= 0:
+                return None
+            text = text[:at] + new + text[at + len(old):]
+        if self.appended_text:
+            text = "".join(_ready_for_append(text.splitlines(keepends=True), False))
+            text += self.appended_text
+        return text.encode("utf-8")
+
+    def update_index(self, index: Index, signature: Signature | None) -> None:
+        """Bring the file's rows to the new text in one pass: shifting the rows below each
+        replaced entry one replacement at a time costs a table scan each (gc archiving 750
+        entries spent 1.3 s there)."""
+        edits = sorted(self.replacements, key=lambda r: r.row.first_line)
+        index.delete_rows([r.row.rowid for r in edits])
+        index.shift_many(self.path, [(r.row.last_line, r.delta) for r in edits])
+        above = 0
+        for edit in edits:
+            if edit.located is not None:
+                span = edit.located.span(shift=edit.row.first_line - 1 + above)
+                index.insert(self.path, self.in_archive, [span])
+            above += edit.delta
+        if self.appended:
+            index.insert(self.path, self.in_archive, self.appended)
+        index.set_file(self.path, signature, self.indent, self.flow)
+
+
+def _read(store: Store, path: str) -> str:
+    try:
+        return textfile.read_text(store.top / path, path)
+    except FileNotFoundError:
+        return ""
+
+
+def _parse_one(text: str, path: str) -> yamlio.Located:
+    parsed = yamlio.load_list(text, path)
+    if len(parsed.items) != 1:
+        raise InvalidFile(path, 1, 1, "an edited entry did not come back as one list item")
+    return parsed.items[0]
+
+
+def _check_span(row: Row, lines: list[str], path: str) -> str:
+    span = "".join(lines[row.first_line - 1:row.last_line])
+    if row.id not in span:
+        raise InvalidFile(path, row.first_line, 1,
+                          f"{row.id} is not where the index says it is",
+                          "the file changed underneath loa-mem; run the command again")
+    return span
+
+
+def _apply_changes(changes: list[Callable[[Any], None]]) -> Callable[[Any], None]:
+    def apply(mapping: Any) -> None:
+        for change in changes:
+            change(mapping)
+    return apply
+
+
+def plan_file(store: Store, plan: _FilePlan) -> FileResult:
+    grimoire = plan.grimoire
+    path = grimoire.path
+    index = store.index
+    indent, flow = index.layout(path)
+    text = _read(store, path)
+    if flow and (plan.appends or plan.raw_appends or plan.changes or plan.removals):
+        raise Refused(f"{path} is written as a flow-style list ([...])",
+                      "rewrite it as a block list (one '- id:' per entry) so loa-mem can edit it")
+    lines = text.splitlines(keepends=True)
+    result = FileResult(path, "", grimoire.in_archive, indent, flow, old_text=text)
+    targets = {row.rowid: row for row in index.by_rowids({*plan.changes, *plan.removals})
+               if row.path == path}
+    for row in sorted(targets.values(), key=lambda r: r.first_line, reverse=True):
+        span = _check_span(row, lines, path)
+        if row.rowid in plan.removals:
+            new_lines: list[str] = []
+        else:
+            edited = yamlio.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
+            new_lines = edited.splitlines(keepends=True)
+        result.edits.append((span, "".join(new_lines)))
+        lines[row.first_line - 1:row.last_line] = new_lines
+        located = _parse_one("".join(new_lines), path) if new_lines else None
+        result.replacements.append(Replacement(
+            row, located, len(new_lines) - (row.last_line - row.first_line + 1)))
+    if plan.appends or plan.raw_appends:
+        lines = _ready_for_append(lines, index.count_in_file(path) > 0)
+        pieces = [yamlio.dump_item(e, indent) for e in plan.appends]
+        pieces += [_reindent(t, indent) for t in plan.raw_appends]
+        for piece in pieces:
+            located = _parse_one(piece, path)
+            new_span = located.span(shift=len(lines))
+            lines.extend(piece.splitlines(keepends=True))
+            result.appended.append(new_span)
+        result.appended_text = "".join(pieces)
+    result.text = "".join(lines)
+    return result
+
+
+def _ready_for_append(lines: list[str], has_entries: bool) -> list[str]:
+    if not has_entries:
+        lines = [line for line in lines if line.split("#", 1)[0].strip() != "[]"]
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return lines
+
+
+def _reindent(text: str, indent: int) -> str:
+    """Move a list item taken from another file to this file's indentation."""
+    first = next((line for line in text.splitlines() if line.strip()), "")
+    current = len(first) - len(first.lstrip())
+    if current == indent:
+        return text if text.endswith("\n") else text + "\n"
+    out = []
+    for line in text.splitlines(keepends=True):
+        body = line[current:] if current == 0 or line[:current].isspace() else line.lstrip()
+        out.append((" " * indent + body) if line.strip() else line)
+    joined = "".join(out)
+    return joined if joined.endswith("\n") else joined + "\n"

@@ -1,0 +1,1 @@
+"""People: one person's private preferences and session memory, outside every project."""

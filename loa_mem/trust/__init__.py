@@ -1,0 +1,1 @@
+"""The agent trust memory: dissents, overrides, scores and the devil's advocate."""
