@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from loa_mem.sidecar_merge import merge_sidecar
+from loa_mem.agents.merge import merge_sidecar
 
 
 def _memory(memory_id: str, content: str, confidence: float = 0.8) -> dict[str, Any]:

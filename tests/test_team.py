@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from loa_mem import yamlio
+from loa_mem.core import yamlio
 from tests import support
 from tests.conftest import Cli, git
 

@@ -143,10 +143,10 @@ def _is_sidecar(top: Path, path: str) -> bool:
 
 
 def _merge_sidecar_files(texts: tuple[str, str, str], path: str) -> str | None:
-    """An agent's sidecar changed on both branches, merged by memory (see `sidecar_merge`);
+    """An agent's sidecar changed on both branches, merged by memory (see `agents.merge`);
     None when a version does not parse (git's line merge then shows both)."""
-    from loa_mem import yamlio
-    from loa_mem.sidecar_merge import merge_sidecar
+    from loa_mem.agents.merge import merge_sidecar
+    from loa_mem.core import yamlio
 
     try:
         base, ours, theirs = (yamlio.load(t, path) if t.strip() else {} for t in texts)
@@ -159,7 +159,7 @@ def _merge_sidecar_files(texts: tuple[str, str, str], path: str) -> str | None:
         for key, value in merged.items():
             if yamlio.plain(document.get(key)) != value:
                 document[key] = value
-        return yamlio.round_trip_dump(document)
+        return str(yamlio.round_trip_dump(document))
     except LoaMemError:
         return None
 
