@@ -23,6 +23,7 @@ FEATURES: list[str] = [
     "loa_mem.cli.agents",
     "loa_mem.cli.trust",
     "loa_mem.cli.people",
+    "loa_mem.report.cli",
 ]
 
 
