@@ -16,6 +16,7 @@ _CATALOG = Path(__file__).with_name("catalog.json")
 
 # each defines `add_commands(app: typer.Typer) -> None` (keep its module-level imports light)
 COMMAND_MODULES: list[str] = [
+    "loa_mem.cli.report",
     "loa_mem.cli.memory",
     "loa_mem.cli.integrations",
     "loa_mem.cli.integrations_context",
