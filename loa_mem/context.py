@@ -182,7 +182,8 @@ def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, pe
     if query:
         from loa_mem.semantic import fusion
 
-        found = fusion.relevance(db, where, args, query, fusion.settings(retrieval))
+        # the session-start hook never waits for a download: recall fetches the model
+        found = fusion.relevance(db, where, args, query, fusion.settings(retrieval), fetch=False)
     return scoring.ranked(db, where, args, query=query,
                           recency_weight=float(retrieval.get("recency_weight", 0.2)),
                           now_ts=clock.parse(now_iso).timestamp(), limit=limit,
