@@ -115,6 +115,9 @@ def recall(
                                         "(writes and commits).")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show each part of each score.")
                        ] = False,
+    mode: Annotated[str | None, typer.Option(
+        "--mode", help="lexical, semantic or hybrid (default: retrieval.mode, else hybrid "
+        "with the semantic extra, lexical without).")] = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Find the memories that matter now, best first. Read-only unless --track."""
@@ -127,7 +130,7 @@ def recall(
     filters = default_filters(
         store, query=query, categories=tuple(category or ()), tags=tuple(tag or ()),
         min_confidence=min_confidence, limit=limit, include_expired=include_expired,
-        include_superseded=include_superseded, include_archived=include_archived)
+        include_superseded=include_superseded, include_archived=include_archived, mode=mode)
     result = do_recall(store, filters, track, events.actor(), not no_commit)
     emit(result if not explain else type(result)(**{**result.__dict__, "explain": True}),
          as_json, views.recalled)

@@ -38,14 +38,17 @@ def recalled(result: Recalled) -> list[Block]:
     if not result.hits:
         return ["no memories match" + (f" {result.query!r}" if result.query else "")]
     columns = ["id", "category", "score", "confidence", "summary"]
+    # semantic and hybrid recall show what the text part was made of
+    text_parts = [p for p in ("lexical", "semantic") if any(p in h.parts for h in result.hits)]
     if result.explain:
-        columns += ["text", "recency", "tier"]
+        columns += ["text", *text_parts, "recency", "tier"]
     rows = []
     for hit in result.hits:
         row = [hit.id, hit.data.get("category"), hit.score, hit.data.get("confidence"),
                hit.data.get("summary") or str(hit.data.get("content", ""))[:80]]
         if result.explain:
-            row += [hit.parts.get("text"), hit.parts["recency"], hit.parts["tier"]]
+            row += [hit.parts.get("text"), *(hit.parts.get(p) for p in text_parts),
+                    hit.parts["recency"], hit.parts["tier"]]
         rows.append(row)
     blocks: list[Block] = [Table(columns, rows)]
     if result.tracked:

@@ -178,10 +178,17 @@ def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, pe
         where = [f"+{c}" if c.startswith("e.") else c for c in where]
         where.append(f"e.id IN ({','.join('?' * len(ids))})")
         args.extend(ids)
+    # -- semantic and hybrid ranking of --query, as recall's (loa_mem.memory.semantic) --
+    found = None
+    if query:
+        from loa_mem.memory.semantic import fusion
+
+        # the session-start hook never waits for a download: recall fetches the model
+        found = fusion.relevance(db, where, args, query, fusion.settings(retrieval), fetch=False)
     return scoring.ranked(db, where, args, query=query,
                           recency_weight=float(retrieval.get("recency_weight", 0.2)),
                           now_ts=clock.parse(now_iso).timestamp(), limit=limit,
-                          per_category=per_category)
+                          per_category=per_category, given=found.raw if found else None)
 
 
 # -- the shortlist: ranking every live entry once, not at every session start ----------------------

@@ -111,7 +111,10 @@ def _memory_tools(server: Any, tools: _Tools, field: Any) -> None:
     def recall(query: Annotated[str, field(description="Words to look for (may be empty).")] = "",
                categories: list[str] | None = None, tags: Tags = None,
                min_confidence: float | None = None, limit: int | None = None,
-               include_expired: bool = False, track: bool = False) -> dict[str, Any]:
+               include_expired: bool = False, track: bool = False,
+               mode: Annotated[str | None, field(description="lexical, semantic or hybrid "
+                                                 "(default: the configured one).")] = None
+               ) -> dict[str, Any]:
         from loa_mem.memory.commands.read import default_filters
         from loa_mem.memory.commands.read import recall as do_recall
 
@@ -120,7 +123,7 @@ def _memory_tools(server: Any, tools: _Tools, field: Any) -> None:
                 model.check_category(name)
             filters = default_filters(store, query=query, categories=tuple(categories or ()),
                                       tags=tuple(tags or ()), min_confidence=min_confidence,
-                                      limit=limit, include_expired=include_expired)
+                                      limit=limit, include_expired=include_expired, mode=mode)
             return do_recall(store, filters, track, events.actor())
         return tools.call(work)
 

@@ -3,9 +3,11 @@
     with a query:  score = (1 - w) * (0.7 * text + 0.3 * confidence) + w * recency + tier
     without one:   score = (1 - w) * confidence + w * recency + tier
 
-w is `retrieval.recency_weight`; text is the entry's bm25 relevance (content, summary and tags)
-divided by the best among the candidates (each query word also matches as a prefix,
-so 'postgres' finds 'PostgreSQL'); recency halves every 30 days since the entry was
+w is `retrieval.recency_weight`; text is the entry's relevance divided by the best among the
+candidates: lexical, its bm25 over content, summary and tags (stop words left out, words
+stemmed, each query word also matching as a prefix, so 'postgres' finds 'PostgreSQL');
+semantic, the cosine of its vector with the query's; hybrid, both rankings fused by
+reciprocal rank (see `memory.semantic.fusion`); recency halves every 30 days since the entry was
 written; tier adds +0.1 (high), 0 (normal, untested), -0.1 (review) or -0.2 (ineffective).
 Ties break by id, so the same store and clock always give the same order.
 """
@@ -30,6 +32,7 @@ class Filters:
     include_expired: bool = False
     include_superseded: bool = False
     include_archived: bool = False
+    mode: str = ""  # lexical, semantic or hybrid; "" for the configured one
 
 
 @dataclass(frozen=True)
@@ -49,19 +52,39 @@ def _conditions(filters: Filters, now_iso: str) -> tuple[list[str], list[Any]]:
         categories=filters.categories, tags=filters.tags)
 
 
-def rank(db: Any, filters: Filters, recency_weight: float) -> list[Hit]:
+def rank(db: Any, filters: Filters, recency_weight: float,
+         retrieval: dict[str, Any] | None = None) -> list[Hit]:
     """Score the candidates in the index `db` (a sqlite3 connection) and return the best.
     The whole score is computed inside SQLite (see `scoring.py`), so only the winners reach
-    Python."""
+    Python. `retrieval` is the config's retrieval section (mode, model)."""
     now = clock.now()
     conditions, args = _conditions(filters, clock.iso(now))
+    # -- semantic and hybrid recall (loa_mem.memory.semantic): the text part comes from there --
+    found = None
+    if filters.query:
+        from loa_mem.memory.semantic import fusion
+
+        chosen = fusion.settings(retrieval or {}, filters.mode)
+        found = fusion.relevance(db, conditions, args, filters.query, chosen,
+                                 depth=max(100, 10 * filters.limit))
     hits = []
     for memory_id, conf, rel, rec, bonus, score, path, line, data, _ in scoring.ranked(
             db, conditions, args, query=filters.query, recency_weight=recency_weight,
-            now_ts=now.timestamp(), limit=filters.limit):
+            now_ts=now.timestamp(), limit=filters.limit,
+            given=found.raw if found else None):
         parts = {"confidence": conf, "recency": rec, "tier": bonus}
         if rel is not None:
-            parts = {"text": rel, **parts}
+            parts = {"text": rel, **_text_parts(db, found, memory_id), **parts}
         hits.append(Hit(memory_id, round(score, 4), {k: round(v, 4) for k, v in parts.items()},
                         json.loads(data), path, line))
     return hits
+
+
+def _text_parts(db: Any, found: Any, memory_id: str) -> dict[str, float]:
+    """The lexical and semantic parts of a semantic or hybrid text relevance."""
+    if found is None:
+        return {}
+    row = db.execute("SELECT rowid FROM entries WHERE id=? ORDER BY in_archive LIMIT 1",
+                     (memory_id,)).fetchone()
+    parts: dict[str, float] = found.parts.get(row[0], {}) if row else {}
+    return parts

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
     from sqlite3 import Connection
 
 HALF_LIFE_DAYS = 30.0
+# bm25 weights of the full-text columns: content, summary, tags
+FIELD_WEIGHTS = "1.0, 2.0, 2.0"
 
 TIER_SQL = ("CASE c.tier WHEN 'high' THEN 0.1 WHEN 'review' THEN -0.1 "
             "WHEN 'ineffective' THEN -0.2 ELSE 0.0 END")
@@ -34,6 +36,10 @@ def match_expression(query: str) -> str | None:
     terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
     if not terms:
         return None
+    # -- stop words out of the match (loa_mem.memory.stopwords) --
+    from loa_mem.memory.stopwords import STOP_WORDS
+
+    terms = [t for t in terms if t not in STOP_WORDS] or terms
     return " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms))
 
 
@@ -61,13 +67,27 @@ def conditions(min_confidence: float, now_iso: str, *, include_archived: bool = 
 
 
 def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
-           recency_weight: float, now_ts: float, limit: int, per_category: int | None = None
+           recency_weight: float, now_ts: float, limit: int, per_category: int | None = None,
+           given: Mapping[int, float] | None = None
            ) -> list[tuple[str, float, float | None, float, float, float, str, int, str, str]]:
     """The best candidates, best first (ties by id): rows of (id, confidence, text relevance
     or None, recency, tier bonus, total, path, first line, data as JSON, category). With
-    `per_category`, at most that many of each category. A query with no word finds nothing."""
+    `per_category`, at most that many of each category. A query with no word finds nothing.
+    `given` (entry rowid -> relevance) replaces bm25 for semantic and hybrid recall."""
     ensure_power(db)
-    if query:
+    if given is not None:
+        # -- semantic and hybrid recall: the relevance comes from loa_mem.memory.semantic.fusion --
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS given_relevance"
+                   "(rowid INTEGER PRIMARY KEY, raw REAL)")
+        db.execute("DELETE FROM temp.given_relevance")
+        db.executemany("INSERT INTO temp.given_relevance VALUES(?, ?)", given.items())
+        candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
+                      "e.created_ts AS ts, e.tier AS tier, e.category AS cat, g.raw AS raw "
+                      "FROM temp.given_relevance g CROSS JOIN entries e ON e.rowid = g.rowid "
+                      "WHERE " + " AND ".join(where))
+        relevance = "max(0.0, c.raw) / max(max(c.raw) OVER (), 1e-9)"
+        total = "(1 - {w}) * (0.7 * rel + 0.3 * conf) + {w} * rec + bonus"
+    elif query:
         # CROSS JOIN keeps the full-text match outermost: with the covering index on the live
         # filters, the planner otherwise ran the MATCH once per live entry (0.6 s at 10,000)
         match = match_expression(query)
@@ -75,7 +95,7 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
             return []
         candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
                       "e.created_ts AS ts, e.tier AS tier, e.category AS cat, "
-                      "-bm25(entry_text, 1.0, 2.0, 2.0) AS raw "
+                      f"-bm25(entry_text, {FIELD_WEIGHTS}) AS raw "
                       "FROM entry_text CROSS JOIN entries e ON e.rowid = entry_text.rowid "
                       "WHERE entry_text MATCH ? AND " + " AND ".join(where))
         args = [match, *args]

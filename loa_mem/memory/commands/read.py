@@ -39,7 +39,8 @@ class Recalled:
 
 def recall(store: Store, filters: Filters, track: bool, actor: str,
            commit: bool = True) -> Recalled:
-    hits = rank(store.index.db, filters, float(store.config.retrieval["recency_weight"]))
+    hits = rank(store.index.db, filters, float(store.config.retrieval["recency_weight"]),
+                store.config.retrieval)
     if not (track and hits):
         return Recalled(filters.query, hits)
     from loa_mem.memory.commands.lifecycle import track as count_applications
