@@ -1,5 +1,5 @@
-"""Benchmark of `loa-mem context`, the session-start hook (spec section 11: <= 50 ms wall at
-10,000 entries while the cache is fresh; issue 6 allows <= 150 ms).
+"""Benchmark of `loa-mem context`, the session-start hook (budget: <= 50 ms wall at 10,000
+entries while the cache is fresh; a hook that takes up to 150 ms is still tolerable).
 
 Builds the core benchmark's stores (`bench.py: build_store`) and adds what the block also
 reads: errors expiring within the warning window, a hot working set of 20 files, 50 `.meta.yml`
@@ -35,7 +35,7 @@ from pathlib import Path
 from bench import LOA_MEM, NOW, ROOT, WORDS, build_store
 
 SPEC_BUDGET_MS = 50
-ISSUE_BUDGET_MS = 150
+TOLERABLE_MS = 150
 SCRIPT = ("#!{python}\nimport sys\nfrom loa_mem.entry import main\n"
           "if __name__ == '__main__':\n    sys.exit(main())\n")
 
@@ -174,8 +174,8 @@ def main() -> None:
                 verdict = "-"
                 if budget is not None:
                     verdict = "ok" if ms <= budget else (
-                        f"MISS by {ms - budget:.0f} ms (issue's {ISSUE_BUDGET_MS}: "
-                        f"{'ok' if ms <= ISSUE_BUDGET_MS else 'MISS'})")
+                        f"MISS by {ms - budget:.0f} ms (tolerable {TOLERABLE_MS}: "
+                        f"{'ok' if ms <= TOLERABLE_MS else 'MISS'})")
                 print(f"{operation:50} {size:>8} {ms:>8.1f} {cpu:>7.1f} {budget or '-':>7}  "
                       f"{verdict}", flush=True)
     finally:

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from loa_mem.memory.semantic import MODES
 
@@ -30,18 +29,18 @@ RRF_K = 60
 _NEEDED = ("numpy", "tokenizers", "model2vec")
 
 
-@dataclass(frozen=True)
-class Settings:
+# NamedTuples, not dataclasses: `context --query` (the hook's process) imports this module,
+# and dataclasses pulls in inspect (~10 ms)
+class Settings(NamedTuple):
     mode: str  # lexical, semantic or hybrid
     model: str
     dimensions: int | None
     explicit: bool  # asked for by name: fail rather than fall back
 
 
-@dataclass(frozen=True)
-class Relevance:
+class Relevance(NamedTuple):
     raw: dict[int, float]  # entry rowid -> relevance, best highest
-    parts: dict[int, dict[str, float]] = field(default_factory=dict)  # for --explain
+    parts: dict[int, dict[str, float]]  # for --explain
     mode: str = "hybrid"
 
 
@@ -82,7 +81,7 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
     also when the model cannot be had, with a notice saying why)."""
     if chosen.mode == "lexical" or not query.strip():
         return None
-    from loa_mem.memory.semantic import model, vectors
+    from loa_mem.memory.semantic import model
 
     try:
         encoder = model.load(chosen.model, chosen.dimensions, fetch=fetch and chosen.explicit)
@@ -90,6 +89,7 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
         if chosen.explicit:
             raise
         return None  # auto mode: lexical until the model was fetched by an explicit recall
+    from loa_mem.memory.semantic import vectors  # numpy: only once there is a model to use
     vectors.sync(db, encoder)
     rowids, cosines = vectors.similarities(db, where, args, encoder.encode([query])[0],
                                            encoder.dim)
