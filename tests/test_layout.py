@@ -86,3 +86,17 @@ def test_each_rule_is_defined_once_in_its_rules_module(rule: str) -> None:
     written = [str(p.relative_to(PACKAGE)) for p in modules
                if re.search(literal, p.read_text(encoding="utf-8"))]
     assert written == [home]
+
+
+def test_git_runs_only_from_core() -> None:
+    """Every git process is started by `core` (git, gitwrite, clonesetup, gitfast): a list
+    literal or tuple that starts with "git" anywhere else is a git call that escaped."""
+    escaped = []
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] == "core":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.List, ast.Tuple)) and node.elts and isinstance(
+                    node.elts[0], ast.Constant) and node.elts[0].value == "git":
+                escaped.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    assert escaped == []

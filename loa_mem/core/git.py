@@ -75,7 +75,7 @@ def git_dir(top: Path) -> Path:
 def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> str:
     result = subprocess.run(
         ["git", *args], cwd=top, env=clean_env(), input=stdin, capture_output=True,
-        text=True, check=False,
+        text=True, errors="replace", check=False,  # a hand-committed binary must not crash us
     )
     if check and result.returncode != 0:
         detail = (result.stderr or result.stdout).strip().splitlines()
@@ -304,3 +304,49 @@ def uncommitted(top: Path, paths: list[str]) -> set[str]:
                       *paths, check=False)
     dirty = {record[3:] for record in changed.split("\0") if len(record) > 3}
     return {p for p in paths if p not in known or p in dirty}
+
+
+# -- plumbing the merge driver, repair and purge share ----------------------------------------
+def read_blobs(top: Path, rev: str, paths: list[str]) -> dict[str, str | None]:
+    """`rev:path` for every path in one `git cat-file --batch` call (None when absent)."""
+    request = "".join(f"{rev}:{p}\n" for p in paths).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=top, env=clean_env(),
+                         input=request, capture_output=True, check=True).stdout
+    texts: dict[str, str | None] = {}
+    position = 0
+    for path in paths:
+        end = out.index(b"\n", position)
+        header = out[position:end].decode().split()
+        position = end + 1
+        if len(header) < 3 or header[1] != "blob":
+            texts[path] = None
+            continue
+        size = int(header[2])
+        texts[path] = out[position:position + size].decode("utf-8", "replace")
+        position += size + 1
+    return texts
+
+
+def blob_text(top: Path, sha: str) -> str:
+    """The text of blob `sha` ('' when git cannot read it)."""
+    found = subprocess.run(["git", "cat-file", "blob", sha], cwd=top, env=clean_env(),
+                           capture_output=True, check=False).stdout
+    return found.decode("utf-8", "replace")
+
+
+def merge_file(ours: Path, base: Path, theirs: Path, label: str, marker: int) -> int:
+    """git's own three-way line merge into `ours`; the number of conflicts."""
+    result = subprocess.run(
+        ["git", "merge-file", f"--marker-size={marker}", "-L", "ours", "-L", "base", "-L",
+         label, str(ours), str(base), str(theirs)],
+        env=clean_env(), capture_output=True, check=False)
+    return max(result.returncode, 0) if result.returncode < 128 else 1
+
+
+def commit_tree(top: Path, tree: str, parent: str | None, message: str,
+                identity: dict[str, str]) -> str:
+    """A commit object of `tree` (author and committer from `identity`), on no branch yet."""
+    args = ["git", "commit-tree", tree, *(["-p", parent] if parent else [])]
+    done = subprocess.run(args, cwd=top, input=message, capture_output=True, text=True,
+                          env={**clean_env(), **identity}, check=True)
+    return done.stdout.strip()

@@ -9,7 +9,6 @@ log merges as a union of lines, and anything else falls back to git's own line m
 from __future__ import annotations
 
 import json
-import subprocess
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -62,12 +61,7 @@ def layout(top: Path) -> Layout:
 
 
 def line_merge(ours: Path, base: Path, theirs: Path, label: str, marker: int) -> int:
-    """git's own three-way line merge into `ours`; the number of conflicts."""
-    result = subprocess.run(
-        ["git", "merge-file", f"--marker-size={marker}", "-L", "ours", "-L", "base", "-L",
-         label, str(ours), str(base), str(theirs)],
-        env=git.clean_env(), capture_output=True, check=False)
-    return max(result.returncode, 0) if result.returncode < 128 else 1
+    return git.merge_file(ours, base, theirs, label, marker)
 
 
 def _read(path: Path) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,23 +60,7 @@ class Decision:
 
 
 def read_blobs(top: Path, rev: str, paths: list[str]) -> Texts:
-    """`rev:path` for every path in one `git cat-file --batch` call (None when absent)."""
-    request = "".join(f"{rev}:{p}\n" for p in paths).encode()
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=top, env=git.clean_env(),
-                         input=request, capture_output=True, check=True).stdout
-    texts: Texts = {}
-    position = 0
-    for path in paths:
-        end = out.index(b"\n", position)
-        header = out[position:end].decode().split()
-        position = end + 1
-        if len(header) < 3 or header[1] != "blob":
-            texts[path] = None
-            continue
-        size = int(header[2])
-        texts[path] = out[position:position + size].decode("utf-8", "replace")
-        position += size + 1
-    return texts
+    return git.read_blobs(top, rev, paths)
 
 
 def snapshot(top: Path, rev: str, layout: Layout) -> Snapshot:

@@ -13,7 +13,6 @@ Two passes:
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,9 +88,7 @@ def unmerged_stages(top: Path, paths: list[str]) -> dict[str, dict[int, str]]:
             continue
         meta, path = record.split("\t", 1)
         _, sha, stage = meta.split()
-        blob = subprocess.run(["git", "cat-file", "blob", sha], cwd=top, env=git.clean_env(),
-                              capture_output=True, check=False).stdout
-        found.setdefault(path, {})[int(stage)] = blob.decode("utf-8", "replace")
+        found.setdefault(path, {})[int(stage)] = git.blob_text(top, sha)
     return found
 
 

@@ -28,7 +28,7 @@ import os
 import sys
 import zlib
 
-from loa_mem.core import clock
+from loa_mem.core import clock, gitfast
 from loa_mem.core.errors import InvalidFile, LoaMemError, Refused
 from loa_mem.people import rules
 
@@ -85,39 +85,11 @@ def error_log() -> str:
 # -- who --------------------------------------------------------------------------------------
 def resolve_user(given: str | None) -> str:
     """`--user`, else LOA_MEM_USER, else git's user.email (as git reads it here)."""
-    user = given if given is not None else os.environ.get("LOA_MEM_USER") or _git_email()
+    user = given if given is not None else os.environ.get("LOA_MEM_USER") or gitfast.user_email()
     if not user:
         raise Refused("no user: nobody to remember preferences for",
                       "pass --user ID, set LOA_MEM_USER, or git config user.email ADDRESS")
     return check_user(user)
-
-
-def _git_email() -> str:
-    """`git config --get user.email`, spawned without the subprocess module (and GitPython):
-    importing them would cost the session-start hook ~25 ms. An enclosing hook's GIT_* paths
-    are dropped, as `git.clean_env` does; GIT_CONFIG* is kept."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
-    argv = ["git", "config", "--get", "user.email"]
-    if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
-        import subprocess
-
-        found = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-        return found.stdout.strip()
-    read, write = os.pipe()
-    try:
-        pid = os.posix_spawnp("git", argv, env, file_actions=[
-            (os.POSIX_SPAWN_DUP2, write, 1), (os.POSIX_SPAWN_CLOSE, read),
-            (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
-    except OSError:
-        os.close(read)
-        return ""
-    finally:
-        os.close(write)
-    with os.fdopen(read, "rb") as handle:
-        out = handle.read()
-    os.waitpid(pid, 0)
-    return out.decode("utf-8", "replace").strip()
 
 
 def check_user(user: str) -> str:

@@ -11,7 +11,6 @@ so neither `git log -p --all`, the reflogs nor `git cat-file --batch-all-objects
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,10 +73,7 @@ def _replay(top: Path, sha: str, parent: str | None, drop: Drop) -> str:
         entries.append(f"{mode} {kind} {blob}\t{name}\n")
     tree = git.run(top, "mktree", stdin="".join(entries)).strip()
     identity, message = _commit_env(top, sha)
-    args = ["git", "commit-tree", tree, *(["-p", parent] if parent else [])]
-    done = subprocess.run(args, cwd=top, input=message, capture_output=True, text=True,
-                          env={**git.clean_env(), **identity}, check=True)
-    return done.stdout.strip()
+    return git.commit_tree(top, tree, parent, message, identity)
 
 
 def _count_objects(top: Path) -> int:

@@ -10,7 +10,6 @@ time, and which commits touched each entry). The person's own store is never rea
 from __future__ import annotations
 
 import re
-import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -307,10 +306,8 @@ def _git_pass(store: Store) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         return [], {"commits": [], "by_id": {}}
     paths = list(dict.fromkeys([store.config.storage_dir, store.config.archive_dir]))
     fmt = "--format=%x1e%H%x1f%aI%x1f%s%x1f%(trailers:key=Loa-Id,valueonly,separator=%x1d)"
-    output = subprocess.run(
-        ["git", "log", "--reverse", "--no-renames", "--no-color", "--no-ext-diff", "-p",
-         "--unified=0", fmt, "--", *paths], cwd=store.top, env=git.clean_env(),
-        capture_output=True, check=False).stdout.decode("utf-8", "replace")
+    output = git.run(store.top, "log", "--reverse", "--no-renames", "--no-color",
+                     "--no-ext-diff", "-p", "--unified=0", fmt, "--", *paths, check=False)
     walk = _Walk()
     for line in output.split("\n"):  # not splitlines(): it splits on \x1e, \x1d and \x1f too
         if line.startswith("\x1e"):
