@@ -45,18 +45,12 @@ BUILTIN["working_set"] = {
     "context_budget": None, "keep": ["**/constitution.md", "**/CONSTITUTION.md"],
     "summarizer": {"command": None, "timeout_seconds": 120},
 }
-# Agent sidecars and sessions of spec section 8 (read by loa_mem.agents.rules.Settings).
-BUILTIN["agents"] = {
-    "dir": "grimoires/loa/agents", "state_index": "grimoires/loa/MDAN-STATE.json",
-    "recent_memories": 10, "max_new_per_session": 5, "max_memories": 50,
-    "decay_after_sessions": 5, "decay_step": 0.1, "prune_below": 0.3, "reinforce_step": 0.1,
-    "relationship_threshold": 2,
-}
-# The trust memory of spec section 8 (read by loa_mem.trust.rules.Settings).
-BUILTIN["trust"] = {
-    "window_days": 90, "window_min_events": 5, "probation_rounds": 5, "start_score": 0.6,
-    "exclude_below": 0.2, "auto_check_hours": 24, "raw_event_limit": 100,
-}
+# Agent sidecars and sessions: where they live. The MDAN rules' numbers (caps, decay,
+# thresholds) default in loa_mem.agents.rules.Settings, and only there.
+BUILTIN["agents"] = {"dir": "grimoires/loa/agents",
+                     "state_index": "grimoires/loa/MDAN-STATE.json"}
+# The trust memory: its numbers default in loa_mem.trust.rules.Settings, and only there.
+BUILTIN["trust"] = {}
 
 
 @dataclass(frozen=True)
