@@ -100,3 +100,20 @@ def test_git_runs_only_from_core() -> None:
                     node.elts[0], ast.Constant) and node.elts[0].value == "git":
                 escaped.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
     assert escaped == []
+
+
+def test_index_sql_lives_in_the_index_scoring_and_the_hook() -> None:
+    """SQL over the derived index is written in `memory/index.py`, the ranking in
+    `memory/scoring.py` (shared with the hook), the vectors in `memory/semantic/`, and the
+    hook's own reads in `context/` (standard library only, so it cannot use the Index class)."""
+    allowed = ("memory/index.py", "memory/scoring.py", "memory/semantic/", "context/")
+    found = []
+    for path in PACKAGE.rglob("*.py"):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if rel.startswith(allowed):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                    node.func.attr in ("execute", "executemany", "executescript")):
+                found.append(f"{rel}:{node.lineno}")
+    assert found == []

@@ -65,7 +65,7 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     for grimoire in store.grimoire_files():
         files[grimoire.path] = signature(str(store.top / grimoire.path))
     side["shortlist"] = context.shortlist(store.index.db, config, clock.now_iso())
-    (schema,) = store.index.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    schema = store.index.schema_version()
     events = signature(str(store.events_path))
     _write(store, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [store.events_rel, events[1] if events else 0],

@@ -277,6 +277,19 @@ class Index:
             return []
         return self._rows(f"WHERE rowid IN ({','.join('?' * len(wanted))})", tuple(wanted))
 
+    def count(self) -> int:
+        (found,) = self.db.execute("SELECT count(*) FROM entries").fetchone()
+        return int(found)
+
+    def states(self) -> list[tuple[str, bool, bool, str | None, str | None]]:
+        """(category, in archive, retired, superseded_by, expires_at) of every entry."""
+        return [(str(c), bool(a), bool(r), s, e) for c, a, r, s, e in self.db.execute(
+            "SELECT category, in_archive, retired, superseded_by, expires_at FROM entries")]
+
+    def schema_version(self) -> str:
+        row = self.db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        return str(row[0]) if row else ""
+
     def count_in_file(self, path: str) -> int:
         row = self.db.execute("SELECT count(*) FROM entries WHERE path=?", (path,)).fetchone()
         return int(row[0])

@@ -84,7 +84,6 @@ def _text_parts(db: Any, found: Any, memory_id: str) -> dict[str, float]:
     """The lexical and semantic parts of a semantic or hybrid text relevance."""
     if found is None:
         return {}
-    row = db.execute("SELECT rowid FROM entries WHERE id=? ORDER BY in_archive LIMIT 1",
-                     (memory_id,)).fetchone()
-    parts: dict[str, float] = found.parts.get(row[0], {}) if row else {}
+    rowid = scoring.rowid_of(db, memory_id)
+    parts: dict[str, float] = found.parts.get(rowid, {}) if rowid is not None else {}
     return parts

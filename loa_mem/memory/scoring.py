@@ -125,3 +125,10 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
            f"ORDER BY {order} LIMIT ?")
     params.append(limit)
     return [tuple(row) for row in db.execute(sql, params)]
+
+
+def rowid_of(db: Connection, memory_id: str) -> int | None:
+    """The row of an entry (its active copy first, when git left it twice)."""
+    row = db.execute("SELECT rowid FROM entries WHERE id=? ORDER BY in_archive LIMIT 1",
+                     (memory_id,)).fetchone()
+    return int(row[0]) if row else None

@@ -258,7 +258,7 @@ def _entry_problems_in(grimoire: GrimoireFile) -> list[Problem]:
 def _check_files(run: _Run, failures: dict[str, InvalidFile]) -> None:
     files = run.store.grimoire_files()
     workers = min(len(files), os.cpu_count() or 1)
-    (live,) = run.store.index.db.execute("SELECT count(*) FROM entries").fetchone()
+    live = run.store.index.count()
     if workers < 2 or live < _PARALLEL_ENTRIES or not hasattr(os, "fork"):
         for grimoire in files:
             _check_file(run, grimoire, failures.get(grimoire.path))

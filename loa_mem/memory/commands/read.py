@@ -168,8 +168,7 @@ def status(store: Store) -> Status:
     now_iso = clock.now_iso()
     counts: dict[str, dict[str, int]] = {
         c: {"active": 0, "expired": 0, "superseded": 0, "archived": 0} for c in model.CATEGORIES}
-    for category, in_archive, archived, superseded, expires in store.index.db.execute(
-            "SELECT category, in_archive, retired, superseded_by, expires_at FROM entries"):
+    for category, in_archive, archived, superseded, expires in store.index.states():
         bucket = counts.setdefault(str(category), {"active": 0, "expired": 0, "superseded": 0,
                                                    "archived": 0})
         if in_archive or archived:
