@@ -16,7 +16,8 @@ from loa_mem.core.errors import InvalidFile, Refused
 from loa_mem.memory.index import Index, Row, Signature, Span
 
 if TYPE_CHECKING:
-    from loa_mem.memory.store import Store, _FilePlan
+    from loa_mem.memory.store import Store
+    from loa_mem.memory.transaction import _FilePlan
 
 @dataclass(frozen=True)
 class Replacement:
