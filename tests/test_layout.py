@@ -75,6 +75,8 @@ RULES = {
                      r"WHEN 'high' THEN 0\.1"),
     "preference bands": ("people/rules.py", {"APPLY_AT", "SUGGEST_AT", "band"},
                          r"\b(APPLY_AT|SUGGEST_AT)\s*=\s*\d+"),
+    "hotness": ("workingset/rules.py", {"WEIGHTS", "hotness", "ACTIONS"},
+                r"[\"']recent_touches[\"']\s*:\s*0\.3"),
 }
 
 

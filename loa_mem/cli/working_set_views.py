@@ -72,7 +72,7 @@ def meta_shown(result: MetaShown) -> list[Block]:
     if result.changed:
         head += f": set {', '.join(result.changed)}{_commit_note(result.commit)}"
     rows = [[k, _value(v)] for k, v in result.fields.items()]
-    from loa_mem.workingset.manifests import WEIGHTS
+    from loa_mem.workingset.rules import WEIGHTS
 
     parts = " + ".join(f"{WEIGHTS[k]:.1f} x {v:g} {k.replace('_', ' ')}"
                        for k, v in result.factors.items())

@@ -28,6 +28,7 @@ from loa_mem.core.errors import NothingToDo, Refused
 from loa_mem.core.git import uncommitted
 from loa_mem.workingset import manifests as ws
 from loa_mem.workingset import meta
+from loa_mem.workingset import rules as ws_rules
 from loa_mem.workingset.collect_plan import compress_blocker
 
 HONORED, DEFERRED, OVERRIDDEN, PROMOTED = "honored", "deferred", "overridden", "promoted"
@@ -120,9 +121,9 @@ def _resolve(store: Any, request: AdviseRequest) -> AdviseRequest:
     screen([("--why", request.why)] + [("the why of a hint", h.why)
                                        for h in request.hot + request.cold])
     def located(hint: Hint) -> Hint:
-        if hint.action is not None and hint.action not in ws.ACTIONS:
+        if hint.action is not None and hint.action not in ws_rules.ACTIONS:
             raise Refused(f"unknown action {hint.action!r} for {hint.path}",
-                          f"use one of: {', '.join(ws.ACTIONS)}")
+                          f"use one of: {', '.join(ws_rules.ACTIONS)}")
         return Hint(ws.existing_file(store, hint.path), hint.why, hint.action)
 
     def explained(hint: Hint) -> Hint:

@@ -15,6 +15,7 @@ from loa_mem.core import clock
 from loa_mem.core.errors import Refused
 from loa_mem.workingset import manifests as ws
 from loa_mem.workingset import meta
+from loa_mem.workingset import rules as ws_rules
 
 EVICTED, SUMMARIZED, ARCHIVED, COMPRESSED = "evicted", "summarized", "archived", "compressed"
 DEFERRED, OVERRIDDEN = "deferred", "overridden"
@@ -77,7 +78,7 @@ def _candidates(p: Plan) -> list[tuple[str, str, str, bool]]:
     for path in m.cold_paths():
         item = m.cold_item(path)
         action = item.get("suggested_action")
-        action = action if action in ws.ACTIONS else "delete_from_working_set"
+        action = action if action in ws_rules.ACTIONS else "delete_from_working_set"
         found.append((path, action, f"cold hint: {item.get('why') or 'no reason given'}", True))
     for path in m.hot_paths():
         if m.cold_item(path) is not None:
@@ -123,7 +124,7 @@ def _pressure(p: Plan) -> None:
     """Evict the least hot files until the working set is under 80% of the budget."""
     assert p.budget is not None
     m, top = p.manifests, Path(p.store.top)
-    target = math.floor(ws.BUDGET_THRESHOLD * p.budget)
+    target = math.floor(ws_rules.BUDGET_THRESHOLD * p.budget)
     stepped = {s.path for s in p.steps}
     leaving = {s.path for s in p.steps if s.action in LEAVING}
     left = sum(ws.file_tokens(top, x) for x in m.working_set() if x not in leaving)
@@ -183,7 +184,7 @@ def plan(store: Any, trigger: str, budget: int | None) -> Plan:
     now = clock.now_iso()
     before = m.working_set()
     size = m.tokens(before)
-    threshold = math.floor(ws.BUDGET_THRESHOLD * budget) if budget is not None else None
+    threshold = math.floor(ws_rules.BUDGET_THRESHOLD * budget) if budget is not None else None
     working = {"files_before": len(before), "tokens_before": size, "budget": budget,
                "threshold": threshold}
     p = Plan(store, s, m, now, trigger, budget, working)

@@ -15,20 +15,15 @@ fresh; one with hand-written comments goes through a ruamel round trip so they s
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 from loa_mem.core import tokens, yamlio
 from loa_mem.core.errors import InvalidFile, Refused
+from loa_mem.workingset import rules
+from loa_mem.workingset.rules import PROTOCOL, glob_match
 
-PROTOCOL = "MEMORY-MGMT/0.1"
-ACTIONS = ("delete_from_working_set", "summarize_then_evict", "archive", "compress")
-WEIGHTS = {"recent_touches": 0.3, "in_working_set": 0.2, "model_hot_listed": 0.3,
-           "user_pinned": 0.2}
-BUDGET_THRESHOLD = 0.8
 SIDECAR_SUFFIX = ".meta.yml"
 
 
@@ -108,28 +103,6 @@ def existing_file(store: Any, given: str) -> str:
         raise Refused(f"no file {rel} in the working tree",
                       "check the path (hints and summaries are about files that exist)")
     return rel
-
-
-@cache
-def _glob(pattern: str) -> re.Pattern[str]:
-    out, i = "", 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-        elif pattern.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif pattern[i] == "*":
-            out, i = out + "[^/]*", i + 1
-        elif pattern[i] == "?":
-            out, i = out + "[^/]", i + 1
-        else:
-            out, i = out + re.escape(pattern[i]), i + 1
-    return re.compile(out + r"\Z")
-
-
-def glob_match(pattern: str, path: str) -> bool:
-    """Git-style glob: `*` within a name, `**/` any number of folders."""
-    return bool(_glob(pattern).match(path))
 
 
 def own_file_reason(store: Any, s: Settings, rel: str) -> str | None:
@@ -303,23 +276,10 @@ def _dump(doc: Any, round_trip: bool, key: str) -> str:
 
 # -- hotness ----------------------------------------------------------------------------------
 def hotness(manifests: Manifests, path: str, pinned: bool) -> tuple[float, dict[str, float]]:
-    """Hotness = .3 recent touches + .2 in working set + .3 hot-listed + .2 pinned.
-
-    recent touches falls linearly from 1 (touched this turn) to 0 (untouched for
-    `untouched_turns` turns, 10 when that rule is off); in working set is 1 for a hot file that
-    is not on the cold list, and for a pinned file.
-    """
+    """The hotness of `path` from what the manifests say of it (see `rules.hotness`)."""
     hot = manifests.hot_item(path)
-    horizon = manifests.settings.untouched_turns or 10
-    recent = 0.0
-    if hot is not None and isinstance(hot.get("last_turn"), int):
-        recent = max(0.0, 1 - (manifests.turn - int(hot["last_turn"])) / horizon)
-    factors = {
-        "recent_touches": round(recent, 2),
-        "in_working_set": 1.0 if (hot is not None and manifests.cold_item(path) is None)
-        or pinned else 0.0,
-        "model_hot_listed": 1.0 if hot is not None else 0.0,
-        "user_pinned": 1.0 if pinned else 0.0,
-    }
-    value = sum(WEIGHTS[k] * v for k, v in factors.items())
-    return round(value, 2), factors
+    last_turn = hot.get("last_turn") if hot is not None else None
+    return rules.hotness(
+        turns_since_touch=manifests.turn - last_turn if isinstance(last_turn, int) else None,
+        horizon=manifests.settings.untouched_turns or 10, hot_listed=hot is not None,
+        cold_listed=manifests.cold_item(path) is not None, pinned=pinned)

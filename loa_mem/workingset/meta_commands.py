@@ -10,6 +10,7 @@ from loa_mem.core import clock, yamlio
 from loa_mem.core.errors import NothingToDo, Refused
 from loa_mem.workingset import manifests as ws
 from loa_mem.workingset import meta
+from loa_mem.workingset import rules as ws_rules
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class MetaShown:
     def to_json(self) -> dict[str, Any]:
         return {"path": self.path, "sidecar": self.sidecar, "exists": self.exists,
                 "meta": self.fields, "hotness": self.hotness,
-                "hotness_factors": self.factors, "weights": ws.WEIGHTS,
+                "hotness_factors": self.factors, "weights": ws_rules.WEIGHTS,
                 "changed": self.changed, "commit": self.commit}
 
 
