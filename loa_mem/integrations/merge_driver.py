@@ -122,13 +122,13 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
 
 
 def _merge_json_files(texts: tuple[str, str, str]) -> str | None:
-    from loa_mem.memory.merge import merge_json
+    from loa_mem.agents.merge import merge_value
 
     try:
         base, ours, theirs = (json.loads(t) if t.strip() else {} for t in texts)
     except ValueError:
         return None
-    return json.dumps(merge_json(base, ours, theirs), indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(merge_value(base, ours, theirs), indent=2, ensure_ascii=False) + "\n"
 
 
 def _is_sidecar(top: Path, path: str) -> bool:

@@ -197,7 +197,8 @@ def merge_fields(base: dict[str, Any] | None, ours: dict[str, Any], theirs: dict
     return merged
 
 
-def _identity(data: dict[str, Any]) -> tuple[str, str, str]:
+def identity(data: dict[str, Any]) -> tuple[str, str, str]:
+    """What makes two copies of an id the same entry: category, content and when it was made."""
     source = data["source"] if isinstance(data.get("source"), dict) else {}
     return (str(data.get("category")), str(data.get("content")), str(source.get("timestamp")))
 
@@ -231,7 +232,7 @@ class _Job:
             return self.ours.span(memory_id)
         if ours == base:
             return _reindent(self.theirs.span(memory_id), self.ours.indent)
-        if base is None and _identity(ours) != _identity(theirs):
+        if base is None and identity(ours) != identity(theirs):
             return self.conflict(memory_id)
         merged = merge_fields(base, ours, theirs, self.plan.later, self.plan.settle_with_ours)
         if merged is None:
@@ -330,24 +331,3 @@ def _reindent(text: str, indent: int) -> str:
             :current - indent].isspace() else line.lstrip())
     joined = "".join(shift(line) if line.strip() else line for line in lines)
     return joined if joined.endswith("\n") else joined + "\n"
-
-
-def merge_json(base: Any, ours: Any, theirs: Any) -> Any:
-    """Three-way merge of a derived JSON summary (the agents' state index): keys added on
-    either side are kept; a value both sides changed keeps the larger (counts and timestamps
-    only grow), and lists merge as sets."""
-    if theirs in (ours, base):
-        return ours
-    if ours == base:
-        return theirs
-    if isinstance(ours, dict) and isinstance(theirs, dict):
-        base_map = base if isinstance(base, dict) else {}
-        return {key: merge_json(base_map.get(key), ours.get(key), theirs.get(key))
-                if key in ours and key in theirs else (ours[key] if key in ours else theirs[key])
-                for key in dict.fromkeys([*ours, *theirs])
-                if not (key in base_map and (key not in ours or key not in theirs))}
-    if isinstance(ours, list) and isinstance(theirs, list):
-        return _set_merge(base, ours, theirs)
-    if isinstance(ours, (int, float, str)) and type(ours) is type(theirs):
-        return max(ours, theirs)
-    return ours

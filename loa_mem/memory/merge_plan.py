@@ -29,7 +29,7 @@ from loa_mem.core import events as events_mod
 from loa_mem.core import git, yamlio
 from loa_mem.core.errors import LoaMemError
 from loa_mem.memory import rules as model
-from loa_mem.memory.merge import MEM_ID, Plan, rename_ids
+from loa_mem.memory.merge import MEM_ID, Plan, identity, rename_ids
 
 Texts = dict[str, "str | None"]
 
@@ -80,10 +80,8 @@ def _entries(snap: Snapshot) -> dict[str, set[tuple[str, str, str]]]:
             continue
         for item in items:
             data: dict[str, Any] = item.data if isinstance(item.data, dict) else {}
-            source = data["source"] if isinstance(data.get("source"), dict) else {}
             if isinstance(data.get("id"), str):
-                found[data["id"]].add((str(data.get("category")), str(data.get("content")),
-                                       str(source.get("timestamp"))))
+                found[data["id"]].add(identity(data))
     return found
 
 
@@ -179,12 +177,7 @@ def _fresh_id(memory_id: str, high: dict[str, int], used: set[str]) -> str:
     if legacy is not None:
         high[legacy[0]] += 1
         return model.format_id(legacy[0], high[legacy[0]])
-    day = memory_id.split("-")[1]
-    while True:
-        fresh = model.new_id(day)
-        if fresh not in used:
-            used.add(fresh)
-            return fresh
+    return model.unused_id(memory_id, used)
 
 
 # -- finding the three commits ---------------------------------------------------------------

@@ -22,7 +22,7 @@ from loa_mem.core import git, yamlio
 from loa_mem.core.errors import LoaMemError
 from loa_mem.memory import rules as model
 from loa_mem.memory.index import Row
-from loa_mem.memory.merge import Plan, merge_texts
+from loa_mem.memory.merge import Plan, identity, merge_texts
 from loa_mem.memory.store import Store
 
 
@@ -96,10 +96,8 @@ def _identities(text: str, label: str) -> dict[str, tuple[str, str, str]]:
     found = {}
     for item in yamlio.load_list(text, label).items:
         data = item.data if isinstance(item.data, dict) else {}
-        source = data["source"] if isinstance(data.get("source"), dict) else {}
         if isinstance(data.get("id"), str):
-            found[data["id"]] = (str(data.get("category")), str(data.get("content")),
-                                 str(source.get("timestamp")))
+            found[data["id"]] = identity(data)
     return found
 
 
@@ -115,18 +113,9 @@ def merge_conflicted(texts: tuple[str, str, str], path: str, used: set[str]
     rename: dict[str, str] = {}
     for memory_id in sorted(set(in_ours) & set(in_theirs) - set(in_base)):
         if in_ours[memory_id] != in_theirs[memory_id]:
-            rename[memory_id] = _fresh(memory_id, used)
+            rename[memory_id] = model.unused_id(memory_id, used)
     merged = merge_texts(texts, Plan(rename_theirs=rename, settle_with_ours=True), path)
     return merged.text, merged.settled, rename
-
-
-def _fresh(memory_id: str, used: set[str]) -> str:
-    day = memory_id.split("-")[1]
-    while True:
-        candidate = model.new_id(day)
-        if candidate not in used:
-            used.add(candidate)
-            return candidate
 
 
 def repair_conflicted(store: Store, report: RepairReport) -> None:
@@ -180,11 +169,6 @@ def _read(path: Path) -> str | None:
 
 
 # -- pass 2: ids and links ----------------------------------------------------------------------
-def _identity(data: dict[str, Any]) -> tuple[str, str, str]:
-    source = data["source"] if isinstance(data.get("source"), dict) else {}
-    return (str(data.get("category")), str(data.get("content")), str(source.get("timestamp")))
-
-
 def _set(key: str, value: str) -> Any:
     def change(mapping: Any) -> None:
         mapping[key] = value
@@ -220,8 +204,8 @@ def _unique(txn: Any, memory_id: str, places: list[Row], by_id: dict[str, list[R
             used: set[str], report: RepairReport) -> None:
     groups: dict[tuple[str, str, str], list[Row]] = {}
     for row in places:
-        groups.setdefault(_identity(row.data), []).append(row)
-    ordered = sorted(groups.values(), key=lambda g: (str(_identity(g[0].data)[2]),
+        groups.setdefault(identity(row.data), []).append(row)
+    ordered = sorted(groups.values(), key=lambda g: (str(identity(g[0].data)[2]),
                                                      g[0].path, g[0].first_line))
     for number, group in enumerate(ordered):
         keep = next((r for r in group if r.in_archive), group[0])
@@ -232,7 +216,7 @@ def _unique(txn: Any, memory_id: str, places: list[Row], by_id: dict[str, list[R
                                         f"{keep.path}); kept the copy in {keep.path}"))
         if number == 0:
             continue
-        new_id = _fresh(memory_id, used)
+        new_id = model.unused_id(memory_id, used)
         txn.change(keep, _set("id", new_id))
         report.fixes.append(Fix(keep.path, f"{memory_id} named two different entries; the one "
                                 f"at line {keep.first_line} is now {new_id}"))

@@ -85,6 +85,17 @@ def new_id(day: str) -> str:
             return f"MEM-{day}-{part}"
 
 
+def unused_id(memory_id: str, used: set[str]) -> str:
+    """A new id of `memory_id`'s day that is not in `used` (and is added to it): what a copy
+    gets when two entries came to share an id."""
+    day = memory_id.split("-")[1]
+    while True:
+        fresh = new_id(day)
+        if fresh not in used:
+            used.add(fresh)
+            return fresh
+
+
 def split_legacy(memory_id: str) -> tuple[str, int] | None:
     """(day, sequence) of a legacy `MEM-YYYYMMDD-NNN` id, None for any other id."""
     match = LEGACY_ID_PATTERN.match(memory_id)
