@@ -197,9 +197,9 @@ def test_print_shows_the_lines_for_any_runner(cli: Cli, as_json: bool) -> None:
             "session_start": ["loa-mem context"],
             "session_end": ['loa-mem session end --session "$SESSION_ID"',
                             "loa-mem gc --trigger session_end --time-budget 1"],
-            "pre_commit": ["loa-mem validate"]}
+            "pre_commit": ["loa-mem validate --staged"]}
     else:
         out = cli.ok("hooks", "print").stdout.splitlines()
         assert [line for line in out if not line.startswith("#")] == [
             "loa-mem context", 'loa-mem session end --session "$SESSION_ID"',
-            "loa-mem gc --trigger session_end --time-budget 1", "loa-mem validate"]
+            "loa-mem gc --trigger session_end --time-budget 1", "loa-mem validate --staged"]

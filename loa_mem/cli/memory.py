@@ -219,14 +219,17 @@ def feedback(
 def validate(
     paths: Annotated[list[str] | None, typer.Argument(help="Only these files.")] = None,
     output: Annotated[str, typer.Option("--format", help="text, json or github.")] = "text",
+    staged: Annotated[bool, typer.Option(
+        "--staged", help="Check what the next commit holds (git's index), not the working "
+        "tree.")] = False,
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Check every file against the schemas and the rules; exit 1 on any error."""
-    from loa_mem.memory.validate import validate as do_validate
+    from loa_mem.memory.validate import validate_at
 
     if output not in ("text", "json", "github"):
         raise Refused("unknown --format", "use text, json or github")
-    report = do_validate(_store(root), paths)
+    report = validate_at(root, paths, staged)
     if output == "github":
         sys.stdout.write(views.github_annotations(report))
     else:

@@ -144,15 +144,23 @@ def _files(n: int, plural: str) -> str:
     return f"1 {plural[:-3] + 'y' if plural.endswith('ies') else plural[:-1]}"
 
 
-def github_annotations(report: Report) -> str:
-    def escape(text: str) -> str:
-        return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+def github_data(text: str) -> str:
+    """A workflow command's message, escaped as GitHub's runner unescapes it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
+
+def github_property(text: str) -> str:
+    """A workflow command's property value (file=, title=): `:` and `,` end one otherwise."""
+    return github_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(report: Report) -> str:
     out = []
     for p in report.problems:
         level = "error" if p.severity == "error" else "warning"
-        out.append(f"::{level} file={p.path},line={p.line},title=loa-mem {p.rule}::"
-                   f"{escape((p.id + ': ' if p.id else '') + p.message)}\n")
+        out.append(f"::{level} file={github_property(p.path)},line={p.line},"
+                   f"title={github_property('loa-mem ' + p.rule)}::"
+                   f"{github_data((p.id + ': ' if p.id else '') + p.message)}\n")
     out.append(f"loa-mem validate: {'ok' if report.ok else 'failed'}, "
                f"{len(report.problems)} problem(s) in {_checked(report)}\n")
     return "".join(out)

@@ -36,11 +36,23 @@ def clean_env(env: dict[str, str] | None = None) -> dict[str, str]:
     }
 
 
+_HOOK_INDEX: dict[str, str] = {}
+
+
 def scrub_process_env() -> None:
-    """Drop hook variables from this process, so libraries that read os.environ obey too."""
+    """Drop hook variables from this process, so libraries that read os.environ obey too. The
+    index a hook is committing (`GIT_INDEX_FILE`, relative to the top, where hooks run) is
+    kept aside for `hook_index`."""
+    if os.environ.get("GIT_INDEX_FILE"):
+        _HOOK_INDEX["path"] = os.path.abspath(os.environ["GIT_INDEX_FILE"])
     for key in [k for k in os.environ if k.startswith("GIT_")]:
         if key not in clean_env({key: ""}):
             del os.environ[key]
+
+
+def hook_index() -> str | None:
+    """The index the enclosing git hook commits, if loa-mem runs inside one."""
+    return _HOOK_INDEX.get("path")
 
 
 def find_top(start: Path) -> Path | None:

@@ -8,8 +8,9 @@
   shell comment `# loa-mem:hook`; other hooks and settings are kept as they are, and uninstall
   removes exactly the groups carrying that mark (and containers it leaves empty).
 - git: a block between marker lines in the pre-commit hook (under `core.hooksPath` when set)
-  runs `loa-mem validate`; an existing shell hook keeps its lines, ours go right after its
-  shebang so that an `exit 0` at its end cannot skip them.
+  runs `loa-mem validate --staged` (what is staged is what gets committed); an existing shell
+  hook keeps its lines, ours go right after its shebang so that an `exit 0` at its end cannot
+  skip them.
 
 Installing writes files and commits nothing, as `pre-commit install` does: the settings file may
 hold the user's own uncommitted edits, and a git hook is not part of the tree.
@@ -57,7 +58,7 @@ def lines(command: str = "loa-mem") -> dict[str, list[str]]:
         "session_start": [f"{command} context"],
         "session_end": [f'{command} session end --session "$SESSION_ID"',
                         f"{command} gc --trigger session_end --time-budget 1"],
-        "pre_commit": [f"{command} validate"],
+        "pre_commit": [f"{command} validate --staged"],
     }
 
 
@@ -169,7 +170,7 @@ def _block(command: str, begin: str) -> str:
     exe = shlex.split(command)[0] if command.strip() else "loa-mem"
     return (f"{begin}\n"
             f"if command -v {shlex.quote(exe)} >/dev/null 2>&1; then\n"
-            f"  {command} validate || exit 1\n"
+            f"  {command} validate --staged || exit 1\n"
             f"else\n"
             f"  echo 'loa-mem is not on PATH; memory files were not validated' >&2\n"
             f"fi\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 from pathlib import Path
 
 from loa_mem.core import events
@@ -20,7 +21,8 @@ from loa_mem.memory.files import GrimoireFile
 from loa_mem.memory.problems import Checker, Problem, Report, Run, Seen, secret_problems
 from loa_mem.memory.store import Store
 
-__all__ = ["Checker", "Problem", "Report", "config_problem", "secret_problems", "validate"]
+__all__ = ["Checker", "Problem", "Report", "config_problem", "open_store", "secret_problems",
+           "validate"]
 
 
 def _check_file(run: Run, grimoire: GrimoireFile, failure: InvalidFile | None,
@@ -96,10 +98,14 @@ def _selected(store: Store, paths: list[str] | None) -> list[GrimoireFile]:
 
 
 def _relative(store: Store, given: str) -> str:
+    return _relative_to(store.top, given)
+
+
+def _relative_to(top: Path, given: str) -> str:
     path = Path(given)
     absolute = path if path.is_absolute() else (Path.cwd() / path)
     try:
-        return absolute.resolve().relative_to(store.top).as_posix()
+        return absolute.resolve().relative_to(top.resolve()).as_posix()
     except ValueError:
         return given
 
@@ -141,5 +147,69 @@ def _all_paths(store: Store) -> set[str]:
     return {g.path for g in store.grimoire_files()}
 
 
-def config_problem(error: ConfigError) -> Problem:
-    return Problem(".loa.config.yaml", 1, "config", error.message)
+def validate_at(root: str | None, paths: list[str] | None = None, staged: bool = False
+                ) -> Report:
+    """`validate` from the command line: a broken config is a problem like any other, and
+    with `staged` the files checked are those the next commit holds."""
+    if not staged:
+        return _validate_root(root, paths)
+    from loa_mem.core import gitstaged
+    from loa_mem.memory.store import locate_top
+
+    top = locate_top(root)
+    wanted = [_relative_to(top, p) for p in paths or []]
+    with gitstaged.staged_tree(top) as tree:
+        return _validate_root(str(tree), [str(tree / p) for p in wanted] or None)
+
+
+def _validate_root(root: str | None, paths: list[str] | None) -> Report:
+    store, problems = open_store(root)
+    try:
+        report = validate(store, paths)
+    finally:
+        store.close()
+    if not problems:
+        return report
+    return Report(problems + report.problems, report.files, report.entries, report.others)
+
+
+def open_store(root: str | None) -> tuple[Store, list[Problem]]:
+    """The store to validate, and the config's problem when `.loa.config.yaml` is broken: the
+    files are then checked with the default settings, as `context` reads them."""
+    from loa_mem.memory import config as config_mod
+    from loa_mem.memory.store import locate_top
+
+    try:
+        return Store.open(root), []
+    except ConfigError as error:
+        top = locate_top(root)
+        return Store(top, config_mod.default_config()), [config_problem(top, error)]
+
+
+def config_problem(top: Path, error: ConfigError) -> Problem:
+    """The config's error as a problem on the line it is about (the key's, when it names one)."""
+    from loa_mem.memory.config import CONFIG_FILE
+
+    message = error.message.removeprefix(CONFIG_FILE)
+    located = re.match(r":(\d+):\d+: ", message)
+    if located:
+        return Problem(CONFIG_FILE, int(located[1]), "config", message[located.end():])
+    message = message.removeprefix(": ")
+    return Problem(CONFIG_FILE, _key_line(top / CONFIG_FILE, message.split(":", 1)[0]),
+                   "config", message)
+
+
+def _key_line(path: Path, dotted: str) -> int:
+    """The line of `a.b.c` in a YAML mapping written in block style, or 1."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeError):
+        return 1
+    found, start = 1, 0
+    for key in dotted.split("."):
+        pattern = re.compile(rf"^\s*{re.escape(key)}\s*:")
+        hit = next((n for n in range(start, len(lines)) if pattern.match(lines[n])), None)
+        if hit is None:
+            break
+        found, start = hit + 1, hit + 1
+    return found
