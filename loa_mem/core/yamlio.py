@@ -21,7 +21,7 @@ from typing import Any
 
 import yaml
 
-from loa_mem.core import textfile
+from loa_mem.core import spanhash, textfile
 from loa_mem.core.errors import InvalidFile
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -66,11 +66,14 @@ class Located:
     first_line: int
     last_line: int
     key_lines: dict[str, int] = field(default_factory=dict)
+    text_hash: int = 0  # `spanhash.of_lines` of its lines
 
-    def span(self, shift: int = 0) -> tuple[Any, int, int, dict[str, int]]:
-        """(data, first, last, key offsets) with lines moved by `shift`, for the index."""
+    def span(self, shift: int = 0) -> tuple[Any, int, int, dict[str, int], int]:
+        """(data, first, last, key offsets, text hash) with lines moved by `shift`, for the
+        index."""
         offsets = {k: line - self.first_line for k, line in self.key_lines.items()}
-        return (self.data, self.first_line + shift, self.last_line + shift, offsets)
+        return (self.data, self.first_line + shift, self.last_line + shift, offsets,
+                self.text_hash)
 
 
 @dataclass(frozen=True)
@@ -291,7 +294,8 @@ def load_list(text: str, path: str) -> ListFile:
             keys = {}
             if isinstance(node, yaml.MappingNode):
                 keys = {str(k.value): k.start_mark.line + 1 for k, _ in node.value}
-            items.append(Located(data, first + 1, last + 1, keys))
+            items.append(Located(data, first + 1, last + 1, keys,
+                                 spanhash.of_lines(lines, first, last)))
             floor = last + 1
         return ListFile(items, root.start_mark.column, root.flow_style is True and bool(items))
     except yaml.YAMLError as error:

@@ -22,7 +22,7 @@ from loa_mem.core.clock import parse
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
 
-SCHEMA_VERSION = "8"
+SCHEMA_VERSION = "9"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -32,7 +32,7 @@ CREATE TABLE IF NOT EXISTS entries(
     rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
     category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT,
     superseded_by TEXT, norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
-    key_lines TEXT, data TEXT);
+    key_lines TEXT, data TEXT, text_hash INTEGER);
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
@@ -63,8 +63,8 @@ class Row:
         return self.first_line + self.key_offsets.get(key, 0)
 
 
-# (entry data, first line, last line, {key: line offset from the first line})
-Span = tuple[Any, int, int, dict[str, int]]
+# (entry data, first line, last line, {key: line offset from the first line}, text hash)
+Span = tuple[Any, int, int, dict[str, int], int]
 
 
 Signature = tuple[int, int]
@@ -95,7 +95,8 @@ def _epoch(timestamp: Any) -> float | None:
 
 
 def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
-             key_offsets: dict[str, int]) -> tuple[tuple[Any, ...], tuple[str, str, str]]:
+             key_offsets: dict[str, int], text_hash: int
+             ) -> tuple[tuple[Any, ...], tuple[str, str, str]]:
     """The indexed columns of one entry, and its full-text columns."""
     if not isinstance(data, dict):
         data = {"id": None, "content": str(data)}
@@ -113,7 +114,7 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
            str(data["superseded_by"]) if data.get("superseded_by") else None,
            normalized(content), f" {tag_text} ",
            tier(effectiveness if isinstance(effectiveness, dict) else None),
-           first, last, json.dumps(key_offsets), json.dumps(data, default=str))
+           first, last, json.dumps(key_offsets), json.dumps(data, default=str), text_hash)
     return row, (content, str(data.get("summary") or ""), tag_text)
 
 
@@ -123,8 +124,7 @@ Prepared = tuple[tuple[Any, ...], tuple[str, str, str]]
 
 def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
     """The rows `Index.insert_rows` adds: plain values, cheap to send from a parsing process."""
-    return [_columns(data, path, in_archive, first, last, key_offsets)
-            for data, first, last, key_offsets in items]
+    return [_columns(span[0], path, in_archive, *span[1:]) for span in items]
 
 
 class Index:
@@ -230,7 +230,8 @@ class Index:
         self.db.executemany(
             "INSERT INTO entries(rowid, id, path, in_archive, retired, category, confidence, "
             "created, created_ts, expires_at, superseded_by, norm, tags, tier, first_line, "
-            "last_line, key_lines, data) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", entries)
+            "last_line, key_lines, data, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            entries)
         self.db.executemany("INSERT INTO entry_text(rowid, content, summary, tags) "
                             "VALUES(?,?,?,?)", texts)
 
@@ -238,6 +239,16 @@ class Index:
         for rowid in rowids:
             self.db.execute("DELETE FROM entry_text WHERE rowid=?", (rowid,))
             self.db.execute("DELETE FROM entries WHERE rowid=?", (rowid,))
+
+    def hashes(self, path: str) -> list[tuple[int, int | None, int, int]]:
+        """(rowid, text hash, first line, last line) of every row of `path`, in file order."""
+        return [(int(r), h, int(f), int(la)) for r, h, f, la in self.db.execute(
+            "SELECT rowid, text_hash, first_line, last_line FROM entries WHERE path=? "
+            "ORDER BY first_line", (path,))]
+
+    def move_rows(self, moves: list[tuple[int, int, int]]) -> None:
+        """Give rows new line spans: (first line, last line, rowid)."""
+        self.db.executemany("UPDATE entries SET first_line=?, last_line=? WHERE rowid=?", moves)
 
     def shift_many(self, path: str, edits: list[tuple[int, int]]) -> None:
         """Move each row of `path` by the sum of the deltas of the edits that end above it

@@ -191,6 +191,7 @@ class Store:
         index = self._open_index()
         stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
         stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
+        stale = [(g, sig) for g, sig in stale if not self._reread(g, sig)]
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
         parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig],
                                    functools.partial(_index_rows, archived))
@@ -207,6 +208,30 @@ class Store:
             else:
                 self._store_parsed(grimoire, signature, result)
         return failures
+
+    def _reread(self, grimoire: GrimoireFile, signature: Signature | None) -> bool:
+        """Update an indexed file that changed outside loa-mem entry by entry (see `reread`);
+        False when it must be parsed whole."""
+        from loa_mem.memory import reread
+
+        index = self._open_index()
+        if signature is None or signature[1] == 0 or index.signature(grimoire.path) is None:
+            return False
+        try:
+            text = textfile.read_text(self.top / grimoire.path, grimoire.path)
+        except (InvalidFile, OSError):
+            return False
+        index.begin()
+        try:
+            if not reread.refresh(index, grimoire.path, grimoire.in_archive, text):
+                index.rollback()
+                return False
+            index.set_file(grimoire.path, signature, *index.layout(grimoire.path))
+            index.commit()
+        except BaseException:
+            index.rollback()
+            raise
+        return True
 
     def forget_file(self, path: str) -> None:
         """Leave a file that does not parse out of the index (for readers that carry on

@@ -1,0 +1,117 @@
+"""Bring the index rows of one grimoire file up to date after it changed outside loa-mem (a git
+pull, a checkout, an editor), parsing only the entries whose text changed.
+
+The file's text is cut at each top-level list item (a line starting with `- ` at the list's
+indentation); each piece, less its trailing blank and comment lines, is hashed as the index
+hashed the entry it came from (`core.spanhash`). A piece whose hash an index row of the file has
+is that entry, unchanged: its row only moves to its new lines. The other pieces are parsed
+together by the full YAML reader; rows no piece claims are deleted. So a pull that adds 20
+entries to a file of 20,000 costs hashing the file's text and parsing 20 entries.
+
+Anything this cutting cannot read with certainty (a flow-style list, line breaks other than
+"\n", content before the first item, a piece that does not parse as one item, most of the file
+changed) answers None, and the caller parses the whole file as before: its errors are reported
+the same way as ever.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from loa_mem.core import spanhash, yamlio
+from loa_mem.core.errors import InvalidFile
+from loa_mem.memory.index import Index, Span
+
+# line breaks YAML counts besides "\n"; a file holding any is parsed whole
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+# more changed pieces than this share of the file: parsing it whole is as cheap
+_MOST = 0.5
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One top-level item's text: where it starts (0-based line), and its hash."""
+
+    start: int
+    text: str
+    text_hash: int
+
+
+def pieces(text: str, indent: int) -> list[Piece] | None:
+    """The file cut at its top-level items, or None when it is not a plain block list."""
+    if _OTHER_BREAKS.search(text):
+        return None
+    starts = [m.start() for m in re.finditer(rf"^{' ' * indent}-(?:[ ]|$)", text, re.MULTILINE)]
+    head = text[:starts[0]] if starts else text
+    if any(line.strip() and not line.lstrip().startswith("#") for line in head.split("\n")):
+        return None  # "[]", a document marker, or anything else before the first item
+    found = []
+    line = head.count("\n")
+    for at, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        chunk = text[at:end]
+        found.append(Piece(line, chunk, spanhash.digest(_content(chunk))))
+        line += chunk.count("\n")
+    return found
+
+
+def _content(chunk: str) -> str:
+    """The chunk without its trailing blank and comment lines and final line break."""
+    lines = chunk.split("\n")
+    while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
+        lines.pop()
+    return "\n".join(lines)
+
+
+def refresh(index: Index, path: str, in_archive: bool, text: str) -> bool:
+    """Update the rows of `path` to `text` inside the caller's transaction; False (nothing
+    changed) when the file must be parsed whole instead."""
+    indent, flow = index.layout(path)
+    found = pieces(text, indent) if not flow else None
+    if found is None:
+        return False
+    rows = index.hashes(path)
+    by_hash: dict[int | None, list[tuple[int, int, int]]] = {}
+    for rowid, text_hash, first, last in reversed(rows):
+        by_hash.setdefault(text_hash, []).append((rowid, first, last))
+    moves: list[tuple[int, int, int]] = []
+    changed: list[Piece] = []
+    for piece in found:
+        claimed = by_hash.get(piece.text_hash)
+        if not claimed:
+            changed.append(piece)
+            continue
+        rowid, first, last = claimed.pop()
+        if first != piece.start + 1:
+            moves.append((piece.start + 1, piece.start + 1 + last - first, rowid))
+    if len(changed) > max(20, _MOST * len(found)):
+        return False
+    spans = _parse(changed, path)
+    if spans is None:
+        return False
+    index.delete_rows(rowid for left in by_hash.values() for rowid, _, _ in left)
+    index.move_rows(moves)
+    index.insert(path, in_archive, spans)
+    return True
+
+
+def _parse(changed: list[Piece], path: str) -> list[Span] | None:
+    """The changed pieces through the full YAML reader, in one document: their spans in the
+    file's lines, or None when they do not read as one item each."""
+    if not changed:
+        return []
+    texts = [p.text if p.text.endswith("\n") else p.text + "\n" for p in changed]
+    try:
+        parsed = yamlio.load_list("".join(texts), path)
+    except InvalidFile:
+        return None
+    if len(parsed.items) != len(changed):
+        return None
+    spans: list[Span] = []
+    line = 0
+    for piece, text, item in zip(changed, texts, parsed.items, strict=True):
+        if not line < item.first_line <= item.last_line <= line + text.count("\n"):
+            return None
+        spans.append(item.span(shift=piece.start - line))
+        line += text.count("\n")
+    return spans
