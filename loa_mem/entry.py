@@ -1,5 +1,5 @@
-"""The console entry point. Kept free of heavy imports: later fast paths (the session-start
-context hook) are dispatched from here before typer is imported."""
+"""The console entry point. Kept free of heavy imports: the fast paths (the session-start
+context hook, recall) are dispatched from here before typer is imported."""
 
 from __future__ import annotations
 
@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> None:
         from loa_mem.context.fast import main as context_main
 
         sys.exit(context_main(args[1:], _slow_context, _run))
+    if args[:1] == ["recall"]:
+        from loa_mem.cli.fast_recall import main as recall_main
+
+        sys.exit(recall_main(args[1:], _run))
     sys.exit(_run(args))
 
 

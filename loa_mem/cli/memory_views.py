@@ -8,9 +8,10 @@ from loa_mem.cli.render import Block, Table
 
 if TYPE_CHECKING:
     from loa_mem.memory.commands.lifecycle import Changed
-    from loa_mem.memory.commands.read import History, Recalled, Shown, Status
+    from loa_mem.memory.commands.read import History, Shown, Status
     from loa_mem.memory.commands.remember import Remembered
     from loa_mem.memory.commands.setup import Committed, Initialized
+    from loa_mem.memory.recall import Recalled
     from loa_mem.memory.validate import Report
 
 

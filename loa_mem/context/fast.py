@@ -282,8 +282,15 @@ def side_fresh(top: str, cache: dict[str, Any], config: dict[str, Any],
 
 def _index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
                  side_cache: dict[str, Any]) -> bool:
-    (schema,) = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    if schema != side_cache.get("index_schema"):
+    return index_fresh(db, top, config, side_cache.get("index_schema"))
+
+
+def index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
+                schema: object) -> bool:
+    """Whether the index `db` has schema `schema` and, for every grimoire file, the signature
+    the file has now (also used by recall's fast path)."""
+    row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    if row is None or row[0] != schema:
         return False
     recorded = {path: [mtime, size] for path, mtime, size in
                 db.execute("SELECT path, mtime_ns, size FROM files")}

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loa_mem.core import clock
-from loa_mem.memory import scoring
+from loa_mem.memory import rules, scoring
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,32 @@ class Hit:
     data: dict[str, Any] = field(default_factory=dict)
     path: str = ""
     line: int = 0
+
+
+@dataclass(frozen=True)
+class Recalled:
+    query: str
+    hits: list[Hit]
+    explain: bool = False
+    tracked: bool = False
+    commit: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        results = []
+        for hit in self.hits:
+            item = {"id": hit.id, "category": hit.data.get("category"),
+                    "content": hit.data.get("content"),
+                    "summary": hit.data.get("summary") or rules.derive_summary(
+                        str(hit.data.get("content", ""))),
+                    "confidence": hit.data.get("confidence"), "score": hit.score,
+                    "tags": hit.data.get("tags") or [], "expires_at": hit.data.get("expires_at"),
+                    "tier": rules.tier(hit.data.get("effectiveness")),
+                    "path": hit.path, "line": hit.line}
+            if self.explain:
+                item["explain"] = hit.parts
+            results.append(item)
+        return {"query": self.query, "results": results, "tracked": self.tracked,
+                "commit": self.commit}
 
 
 def _conditions(filters: Filters, now_iso: str) -> tuple[list[str], list[Any]]:

@@ -7,34 +7,8 @@ from typing import Any
 
 from loa_mem.core import clock, git
 from loa_mem.memory import rules as model
-from loa_mem.memory.recall import Filters, Hit, rank
+from loa_mem.memory.recall import Filters, Recalled, rank
 from loa_mem.memory.store import Store
-
-
-@dataclass(frozen=True)
-class Recalled:
-    query: str
-    hits: list[Hit]
-    explain: bool = False
-    tracked: bool = False
-    commit: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        results = []
-        for hit in self.hits:
-            item = {"id": hit.id, "category": hit.data.get("category"),
-                    "content": hit.data.get("content"),
-                    "summary": hit.data.get("summary") or model.derive_summary(
-                        str(hit.data.get("content", ""))),
-                    "confidence": hit.data.get("confidence"), "score": hit.score,
-                    "tags": hit.data.get("tags") or [], "expires_at": hit.data.get("expires_at"),
-                    "tier": model.tier(hit.data.get("effectiveness")),
-                    "path": hit.path, "line": hit.line}
-            if self.explain:
-                item["explain"] = hit.parts
-            results.append(item)
-        return {"query": self.query, "results": results, "tracked": self.tracked,
-                "commit": self.commit}
 
 
 def recall(store: Store, filters: Filters, track: bool, actor: str,

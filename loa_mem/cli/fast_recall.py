@@ -1,0 +1,159 @@
+"""`loa-mem recall`, dispatched by `entry.main` before typer is imported.
+
+Agents call recall before most steps, so while the index is fresh it runs without typer, rich,
+the command groups, the `Store` or YAML: it reads the config cache and the index, ranks with
+`recall.rank` and prints with the same view and renderer as the Typer command. It handles
+`recall [QUERY] [--json] [--explain] [-c C]... [-t T]... [--limit N] [--root DIR]` written to a
+pipe or a file. Fresh means all of:
+- the config cache (`<git dir>/loa-mem/config.json`) has the signature of `.loa.config.yaml`;
+- `memory_schema.retrieval.mode` is `auto` (a mode named there may fetch a model);
+- the index has this version's schema and, for every grimoire file, the signature it has now.
+Anything else (help, a mistake, another option, a terminal, which gets rich's tables, a stale
+index, any error while reading) runs the Typer command instead, which refreshes the index and
+prints the same results, or the same error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+
+from loa_mem.context import fast as context_fast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+    from loa_mem.memory.recall import Recalled
+
+_CATEGORIES = ("fact", "decision", "learning", "error", "preference")  # rules.CATEGORIES
+_VALUED = {"-c": "--category", "--category": "--category", "-t": "--tag", "--tag": "--tag",
+           "--limit": "--limit", "--root": "--root"}
+
+
+class Request:
+    __slots__ = ("as_json", "categories", "explain", "limit", "query", "root", "tags")
+
+    def __init__(self) -> None:
+        self.query = ""
+        self.categories: list[str] = []
+        self.tags: list[str] = []
+        self.limit: int | None = None
+        self.root: str | None = None
+        self.as_json = False
+        self.explain = False
+
+
+def main(argv: list[str], fallback: Callable[[list[str]], int]) -> int:
+    """`fallback` runs a command line through the Typer application (passed in by
+    `entry.main`, so this module does not import it)."""
+    request = quick_parse(argv)
+    if request is None or not (request.as_json or not sys.stdout.isatty()):
+        return fallback(["recall", *argv])
+    try:
+        result = load(request)
+    except Exception:  # whatever it is, the Typer path meets it too and says it properly
+        result = None
+    if result is None:
+        return fallback(["recall", *argv])
+    from loa_mem.cli.memory_views import recalled
+    from loa_mem.cli.render import emit
+
+    emit(result, request.as_json, recalled)
+    return 0
+
+
+def quick_parse(argv: list[str]) -> Request | None:
+    """The forms above, or None for anything else (the Typer path parses those)."""
+    if _undecodable(argv):
+        return None
+    request = Request()
+    positional: list[str] = []
+    rest = iter(argv)
+    for arg in rest:
+        if arg in ("--json", "--explain"):
+            request.as_json = request.as_json or arg == "--json"
+            request.explain = request.explain or arg == "--explain"
+            continue
+        if not arg.startswith("-"):
+            positional.append(arg)
+            continue
+        name, equals, value = arg.partition("=")
+        if name not in _VALUED or (equals and not name.startswith("--")):
+            return None
+        if not equals:
+            value = next(rest, "")
+            if not value or value.startswith("-"):
+                return None
+        if not _take(request, _VALUED[name], value):
+            return None
+    if len(positional) > 1:
+        return None
+    request.query = positional[0] if positional else ""
+    return request
+
+
+def _take(request: Request, option: str, value: str) -> bool:
+    if option == "--category":
+        request.categories.append(value)
+        return value in _CATEGORIES
+    if option == "--tag":
+        request.tags.append(value)
+    elif option == "--root":
+        request.root = value
+    else:
+        if not (value.isascii() and value.isdigit() and int(value) >= 1):
+            return False
+        request.limit = int(value)
+    return True
+
+
+def _undecodable(argv: list[str]) -> bool:
+    """Bytes that are not UTF-8 (lone surrogates): the Typer path refuses them in its words."""
+    texts = [*argv, *(v for k, v in os.environ.items() if k.startswith("LOA_MEM_"))]
+    return any("\ud800" <= c <= "\udfff" for text in texts for c in text)
+
+
+def load(request: Request) -> Recalled | None:
+    """The recall result from a fresh index, or None when the Typer path must answer."""
+    if request.root is not None and not os.path.isdir(request.root):
+        return None
+    top = context_fast.find_top(request.root)
+    if top is None:
+        return None
+    cache = os.path.join(context_fast.git_dir(top), "loa-mem")
+    with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
+        cached = json.load(handle)
+    if cached.get("signature") != context_fast.signature(
+            os.path.join(top, context_fast.CONFIG_FILE)):
+        return None
+    config: dict[str, Any] = cached["config"]
+    retrieval: dict[str, Any] = config["memory_schema"]["retrieval"]
+    if str(retrieval.get("mode") or "auto") != "auto":
+        return None
+    index_path = os.path.join(cache, "index.sqlite3")
+    if not os.path.exists(index_path):
+        return None
+    db = sqlite3.connect(index_path, timeout=5)
+    try:
+        from loa_mem.memory.index import SCHEMA_VERSION
+
+        if not context_fast.index_fresh(db, top, config, SCHEMA_VERSION):
+            return None
+        return _rank(db, request, retrieval)
+    finally:
+        db.close()
+
+
+def _rank(db: sqlite3.Connection, request: Request, retrieval: dict[str, Any]) -> Recalled:
+    from loa_mem.memory.recall import Filters, Recalled, rank
+
+    filters = Filters(query=request.query, categories=tuple(request.categories),
+                      tags=tuple(request.tags),
+                      min_confidence=float(retrieval["min_confidence"]),
+                      limit=request.limit or int(retrieval["max_per_query"]))
+    hits = rank(db, filters, float(retrieval["recency_weight"]), retrieval)
+    return Recalled(filters.query, hits, explain=request.explain)
