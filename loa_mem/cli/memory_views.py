@@ -111,8 +111,11 @@ def history(result: History) -> list[Block]:
 def status(result: Status) -> list[Block]:
     rows = [[c, n["active"], n["expired"], n["superseded"], n["archived"]]
             for c, n in result.counts.items()]
-    blocks: list[Block] = [f"store: {result.root}",
-                           Table(["category", "active", "expired", "superseded", "archived"], rows)]
+    blocks: list[Block] = [f"store: {result.root}"]
+    if not result.enabled:
+        blocks.append("Loa memory is switched off (memory_schema.enabled: false): remember, "
+                      "recall and the other memory commands refuse; the counts are of the files")
+    blocks.append(Table(["category", "active", "expired", "superseded", "archived"], rows))
     if result.expiring:
         blocks.append(f"expiring within {result.warn_days} days:")
         blocks += [f"  {e['id']}  {e['expires_at']}  {e['summary']}" for e in result.expiring]
@@ -120,6 +123,9 @@ def status(result: Status) -> list[Block]:
         blocks.append("flagged for review (low effectiveness): " + ", ".join(result.review))
     if result.pending:
         blocks.append("not committed yet: " + ", ".join(result.pending) + " (loa-mem commit)")
+    if result.auto_capture:
+        blocks.append("auto-capture: " + ", ".join(
+            f"{source} {'on' if on else 'off'}" for source, on in result.auto_capture.items()))
     return blocks
 
 

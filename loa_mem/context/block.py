@@ -330,12 +330,13 @@ def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options:
     conf = settings(config)
     budget = max(MIN_BUDGET, int(options.budget or conf["budget_tokens"]))
     memory = config["memory_schema"]
+    on = memory.get("enabled", True)
     categories, ranked = _memories(db, memory, options, now_iso, int(conf["per_category"]),
-                                   shortlist_ids(side, config, now_iso))
-    candidates = [*_pinned(side), *_expiring(db, memory, now_iso),
+                                   shortlist_ids(side, config, now_iso)) if on else ([], [])
+    candidates = [*_pinned(side), *(_expiring(db, memory, now_iso) if on else []),
                   *_preferences(preference_lines or [], options.user),
                   *_agents(side, options.agents), *ranked, *_working_set(side)]
-    head = _header(db, now_iso, options, side)
+    head = _header(db, now_iso, options, side) if on else _header_off(options, side)
     if warnings:
         head += "\n## Could not be read\n" + "".join(
             f"- {_one_line(w, 4 * MAX_LINE)}\n" for w in warnings)
@@ -367,6 +368,16 @@ def _header(db: Connection, now_iso: str, options: Options, side: dict[str, Any]
     others = [a for a in side.get("agent_names") or [] if a not in options.agents]
     if others and not options.agents:
         lines.append(f"Agents with sidecar memories: {', '.join(others)} "
+                     "(`loa-mem context --agent NAME` adds theirs).")
+    return "\n".join(lines) + "\n"
+
+
+def _header_off(options: Options, side: dict[str, Any]) -> str:
+    lines = ["# Project memory (loa-mem)",
+             "Loa memory is switched off (memory_schema.enabled: false in .loa.config.yaml): "
+             "no memories are shown."]
+    if side.get("agent_names") and not options.agents:
+        lines.append(f"Agents with sidecar memories: {', '.join(side['agent_names'])} "
                      "(`loa-mem context --agent NAME` adds theirs).")
     return "\n".join(lines) + "\n"
 

@@ -85,6 +85,12 @@ class NothingToDo(LoaMemError):
     kind = "nothing-to-do"
 
 
+class SwitchedOff(LoaMemError):
+    """A feature the project's `.loa.config.yaml` turns off (the message names the key)."""
+
+    kind = "switched-off"
+
+
 class UsageError(LoaMemError):
     exit_code = EXIT_USAGE
     kind = "usage"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core.errors import ConfigError
+from loa_mem.core.errors import ConfigError, SwitchedOff
 from loa_mem.memory.rules import CATEGORIES, DEFAULT_RULES, CategoryRule
 
 CONFIG_FILE = ".loa.config.yaml"
@@ -33,6 +33,7 @@ DEFAULTS: dict[str, Any] = {
                       "check_on_session_start": True, "warn_before_archive_days": 7},
     },
 }
+CAPTURE_SOURCES = ("decisions", "errors", "learnings")
 
 BUILTIN: dict[str, Any] = {"git": {"auto_commit": True, "lock_timeout_seconds": 10}}
 # The session-start block (read by loa_mem.context.block.settings).
@@ -51,6 +52,9 @@ BUILTIN["agents"] = {"dir": "grimoires/loa/agents",
                      "state_index": "grimoires/loa/MDAN-STATE.json"}
 # The trust memory: its numbers default in loa_mem.trust.rules.Settings, and only there.
 BUILTIN["trust"] = {}
+# Auto-capture (`loa-mem capture`): where the Decision Protocol file is, how much of a failed
+# command's stderr an error memory keeps.
+BUILTIN["capture"] = {"decisions_file": "grimoires/loa/decisions.yaml", "stderr_lines": 5}
 
 
 @dataclass(frozen=True)
@@ -79,6 +83,25 @@ class Config:
     def lifecycle(self) -> dict[str, Any]:
         section: dict[str, Any] = self.memory["lifecycle"]
         return section
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.memory.get("enabled", True))
+
+    def require_memory(self, command: str) -> None:
+        """Refuse a Loa memory command when `memory_schema.enabled` is false."""
+        if not self.enabled:
+            raise SwitchedOff(f"Loa memory is switched off ({CONFIG_FILE}: memory_schema."
+                              f"enabled: false), so `loa-mem {command}` does nothing",
+                              "set memory_schema.enabled: true to use it")
+
+    @property
+    def capture(self) -> dict[str, Any]:
+        return {**BUILTIN["capture"], **self.section("capture")}
+
+    def captures(self, source: str) -> bool:
+        """Whether `memory_schema.auto_capture.<source>` is on (and memory itself is)."""
+        return self.enabled and bool(self.memory["auto_capture"].get(source, True))
 
     def rule(self, category: str) -> CategoryRule:
         raw = self.memory["categories"][category]

@@ -139,12 +139,23 @@ def _validate(store: Store, paths: list[str] | None) -> Report:
         run.problems.extend(checker(store, paths, others))  # type: ignore[operator]
     keep = [p for p in run.problems
             if not paths or p.path in selected or p.path not in _all_paths(store)]
+    if not store.config.enabled:
+        keep.append(_switched_off(store))
     keep.sort(key=lambda p: (p.path, p.line, p.rule))
     return Report(keep, len(selected), run.entries, others)
 
 
 def _all_paths(store: Store) -> set[str]:
     return {g.path for g in store.grimoire_files()}
+
+
+def _switched_off(store: Store) -> Problem:
+    """A warning, not an error: the files are still checked, but the commands refuse."""
+    return Problem(".loa.config.yaml", _key_line(store.top / ".loa.config.yaml",
+                                                 "memory_schema.enabled"), "switched-off",
+                   "Loa memory is switched off (memory_schema.enabled: false): the files are "
+                   "checked, but remember, recall and the other memory commands refuse",
+                   severity="warning")
 
 
 def validate_at(root: str | None, paths: list[str] | None = None, staged: bool = False

@@ -155,7 +155,7 @@ def _entries(p: Plan) -> None:
     from loa_mem.memory.commands.lifecycle import expired_rows
 
     store = p.store
-    if not store.config.lifecycle.get("auto_archive", True):
+    if not store.config.enabled or not store.config.lifecycle.get("auto_archive", True):
         return
     chosen: set[str] = set()
     groups = (

@@ -83,6 +83,7 @@ def expired_rows(store: Store) -> list[Row]:
 
 def archive(store: Store, ids: list[str], expired: bool, reason: str | None, dry_run: bool,
             actor: str, commit: bool = True) -> Changed:
+    store.config.require_memory("archive")
     reason = reason or ("expired" if expired else "manual")
     if reason not in model.ARCHIVE_REASONS:
         raise Refused("the archive reason (--reason) is not known",
@@ -105,6 +106,7 @@ def archive(store: Store, ids: list[str], expired: bool, reason: str | None, dry
 
 
 def forget(store: Store, memory_id: str, reason: str, actor: str, commit: bool = True) -> Changed:
+    store.config.require_memory("forget")
     if not reason.strip():
         raise Refused("forgetting needs a reason", "pass --reason 'why it should go'")
     refuse_sensitive(reason, "the reason")
@@ -143,6 +145,7 @@ def _find_in_history(store: Store, memory_id: str) -> tuple[str, str, str] | Non
 
 
 def restore(store: Store, memory_id: str, actor: str, commit: bool = True) -> Changed:
+    store.config.require_memory("restore")
     model.check_id(memory_id)
     rows = store.index.by_id(memory_id)
     if rows and not rows[0].in_archive:
@@ -193,6 +196,7 @@ def _recount(effect: Any, when: str) -> None:
 
 def feedback(store: Store, memory_id: str, success: bool, actor: str,
              commit: bool = True) -> Changed:
+    store.config.require_memory("feedback")
     row = store.entry(memory_id)
     if row.in_archive:
         raise Refused(f"{memory_id} is archived", "restore it before giving feedback")

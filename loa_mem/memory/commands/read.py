@@ -13,6 +13,7 @@ from loa_mem.memory.store import Store
 
 def recall(store: Store, filters: Filters, track: bool, actor: str,
            commit: bool = True) -> Recalled:
+    store.config.require_memory("recall")
     hits = rank(store.index.db, filters, float(store.config.retrieval["recency_weight"]),
                 store.config.retrieval)
     if not (track and hits):
@@ -79,6 +80,7 @@ def chain_of(store: Store, memory_id: str) -> list[str]:
 
 
 def show(store: Store, memory_id: str) -> Shown:
+    store.config.require_memory("show")
     row = store.entry(memory_id)
     state = entry_state(row.data, row.in_archive, clock.now_iso())
     return Shown(row.data, row.path, row.first_line, state,
@@ -96,6 +98,7 @@ class History:
 
 
 def history(store: Store, memory_id: str) -> History:
+    store.config.require_memory("history")
     model.check_id(memory_id)
     rows = store.index.by_id(memory_id)
     span = (rows[0].path, rows[0].first_line, rows[0].last_line) if len(rows) == 1 else None
@@ -120,12 +123,15 @@ class Status:
     warn_days: int
     forgotten: int = 0
     totals: dict[str, int] = field(default_factory=dict)
+    enabled: bool = True
+    auto_capture: dict[str, bool] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return {"root": self.root, "counts": self.counts, "totals": self.totals,
                 "expiring_soon": self.expiring, "review": self.review,
                 "pending": self.pending, "forgotten": self.forgotten,
-                "warn_before_archive_days": self.warn_days}
+                "warn_before_archive_days": self.warn_days, "enabled": self.enabled,
+                "auto_capture": self.auto_capture}
 
 
 def expiring_soon(store: Store, within_days: int) -> list[dict[str, Any]]:
@@ -159,5 +165,8 @@ def status(store: Store) -> Status:
     review = [r.id for r in store.index.where("retired=0 AND tier IN ('review','ineffective') "
                                               "ORDER BY id")]
     pending = git.pending(store.top, [store.config.storage_dir, store.config.archive_dir])
+    from loa_mem.memory.config import CAPTURE_SOURCES
+
+    capture = {source: store.config.captures(source) for source in CAPTURE_SOURCES}
     return Status(str(store.top), counts, expiring_soon(store, warn), review, pending, warn,
-                  len(store.index.forgotten_ids()), totals)
+                  len(store.index.forgotten_ids()), totals, store.config.enabled, capture)

@@ -51,6 +51,7 @@ def _check_related(store: Store, related: tuple[str, ...]) -> None:
 
 
 def remember(store: Store, request: model.NewEntry, actor: str, commit: bool = True) -> Remembered:
+    store.config.require_memory("remember")
     _screen(request)
     rule = store.config.rule(request.category)
     draft = model.build_entry(request, _PLACEHOLDER_ID, rule, clock.now())
@@ -85,6 +86,7 @@ def chain_head(store: Store, memory_id: str) -> str:
 
 def supersede(store: Store, old_id: str, request: model.NewEntry, actor: str,
               commit: bool = True) -> Remembered:
+    store.config.require_memory("supersede")
     old = store.entry(model.check_id(old_id))
     if not request.category:
         request = replace(request, category=str(old.data.get("category")))
