@@ -146,7 +146,7 @@ def test_an_override_that_changes_nothing_is_refused(cli: Cli, store: Path) -> N
 def test_check_reverts_waits_for_the_deadline(cli: Cli, store: Path) -> None:
     _override(cli, store)
     commits = support.commit_count(store)
-    final = write(store, "out/final.md", AGENT)
+    final = write(store, "out/final.md", HUMAN + "Also document the migration.\n")
     data = cli.ok("trust", "check-reverts", "--round", "r4", "--final", final, "--json",
                   now="2026-02-02T10:30:00Z").json()
     assert [c["status"] for c in data["checks"]] == ["pending"]
@@ -158,7 +158,7 @@ def test_check_reverts_waits_for_the_deadline(cli: Cli, store: Path) -> None:
 @pytest.mark.parametrize(("final", "status", "score"), [
     (AGENT, "reverted", 0.42),  # regret 1/1: .42 + .3 * 0
     (HUMAN, "kept", 0.72),      # regret 0/1: .42 + .3 * 1
-    (HUMAN + "Also document the migration.\n", "kept", 0.72),
+    (HUMAN + "Also document the migration.\n", "replaced", 0.42),  # a third version
     (AGENT + "Also document the tooling.\n", "reverted", 0.42),
 ])
 def test_check_reverts_after_the_deadline(cli: Cli, store: Path, final: str, status: str,
@@ -170,11 +170,11 @@ def test_check_reverts_after_the_deadline(cli: Cli, store: Path, final: str, sta
     check = data["checks"][0]
     assert (check["agent"], check["status"], check["score"]) == ("critic", status, score)
     block = sidecar(store, "critic")["trust"]
-    assert block["override_history"][0]["regret"] is (status == "reverted")
-    expected = "regret_inferred" if status == "reverted" else "override_kept"
-    if status == "reverted":
+    assert block["override_history"][0]["regret"] is (status != "kept")
+    expected = "regret_inferred" if status != "kept" else "override_kept"
+    if status != "kept":
         assert block["trust_score_history"][-1]["reason"] == expected
-        assert support.events(store)[-1]["results"] == {"critic": "reverted"}
+        assert support.events(store)[-1]["results"] == {"critic": status}
     assert cli("validate").code == 0
 
 
@@ -210,16 +210,19 @@ def test_the_score_moves_with_the_window(cli: Cli) -> None:
 
 def test_report_lists_every_agent(cli: Cli) -> None:
     cli.ok("trust", "dissent", "critic", "--text", TEN_WORDS, "--impact")
-    cli.ok("trust", "dissent", "builder", "--text", "too slow")
+    cli.ok("trust", "dissent", "builder", "--text", "too slow", "--round", "r5")
     out = cli.ok("trust", "report").stdout
     lines = out.splitlines()
     assert lines[1].split() == ["AGENT", "SCORE", "PROBATION", "ROUNDS", "DISSENTS", "OVERRIDES",
-                                "IMPACT", "DEPTH", "REGRET"]
+                                "IMPACT", "DEPTH", "REGRET", "HELD"]
     # no overrides: regret part at the prior, .3 * .6 = .18
     # builder: 2 words: depth .04, impact 0 -> .4 * 0 + .3 * .02 + .18 = .006 + .18 = .186;
-    # critic: 10 words: depth .2, impact 1 -> .4 * 1 + .3 * .1 + .18 = .4 + .03 + .18 = .61
-    assert lines[2].split() == ["builder", "0.1860", "yes", "1", "1", "0", "0.00", "0.04", "-"]
-    assert lines[3].split() == ["critic", "0.6100", "yes", "1", "1", "0", "1.00", "0.20", "-"]
+    # critic: 10 words: depth .2, impact 1 -> .4 * 1 + .3 * .1 + .18 = .4 + .03 + .18 = .61;
+    # its dissent has no round: 0 rounds
+    assert lines[2].split() == ["builder", "0.1860", "yes", "1", "1", "0", "0.00", "0.04", "-",
+                                "-"]
+    assert lines[3].split() == ["critic", "0.6100", "yes", "0", "1", "0", "1.00", "0.20", "-",
+                                "-"]
 
 
 def _graduate(cli: Cli, agent: str, impact: bool) -> None:
@@ -232,7 +235,7 @@ def _graduate(cli: Cli, agent: str, impact: bool) -> None:
 def test_pick_advocate_is_reproducible_and_leaves_out_probation(cli: Cli) -> None:
     _graduate(cli, "alice", True)
     _graduate(cli, "bob", True)
-    cli.ok("trust", "dissent", "carol", "--text", "new here")
+    cli.ok("trust", "dissent", "carol", "--text", "new here", "--round", "r0")
     first = cli.ok("trust", "pick-advocate", "alice", "bob", "carol", "--seed", "7",
                    "--json").json()
     again = cli.ok("trust", "pick-advocate", "alice", "bob", "carol", "--seed", "7",
@@ -256,7 +259,7 @@ def test_settings_come_from_the_config(cli: Cli, store: Path) -> None:
     config.write_text(config.read_text(encoding="utf-8")
                       + "trust:\n  probation_rounds: 1\n  start_score: 0.5\n", encoding="utf-8")
     assert cli.ok("trust", "score", "x", "--json").json()["score"] == 0.5
-    data = cli.ok("trust", "dissent", "x", "--text", "a point", "--json").json()
+    data = cli.ok("trust", "dissent", "x", "--text", "a point", "--round", "r1", "--json").json()
     assert data["probation"] is False
     config.write_text(config.read_text(encoding="utf-8").replace("start_score: 0.5",
                                                                 "start_score: 2"), encoding="utf-8")
@@ -372,7 +375,7 @@ def test_text_output_prints_every_trust_score_with_four_decimals(cli: Cli, store
     # regret 1/1: .4 + .06 + .3 * 0 = .46
     assert said.splitlines()[-1].endswith("0.7600 -> 0.4600")
     # builder: depth 2/50 = .04, impact 0: .3 * .02 + .18 = .186
-    cli.ok("trust", "dissent", "builder", "--text", "too slow")
+    cli.ok("trust", "dissent", "builder", "--text", "too slow", "--round", "r5")
     config = store / ".loa.config.yaml"
     config.write_text(config.read_text(encoding="utf-8") + "trust:\n  probation_rounds: 1\n",
                       encoding="utf-8")

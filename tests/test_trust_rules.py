@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 
 from loa_mem.core import clock
+from loa_mem.trust import advocate as a
+from loa_mem.trust import regret as r
 from loa_mem.trust import rules as t
 from loa_mem.trust import similarity
 
@@ -49,9 +51,9 @@ WORDS = " ".join(f"w{n}" for n in range(60))
     (" ".join(["word"] * 25), [], [], (0.5, 0.0, 0.0, 0.5)),
     # 60 words: length capped at 1; 3 citations: .6 capped at .5
     (WORDS, ["Accuracy", "Completeness", "Clarity"], [], (1.0, 0.5, 0.0, 1.5)),
-    # 2 citations: .4; the same citation twice (any case) counts once: .2
+    # 2 citations: .4; the same citation twice counts once: .2
     ("a b", ["Accuracy", "Completeness"], [], (0.04, 0.4, 0.0, 0.44)),
-    ("a b", ["Accuracy", "accuracy "], [], (0.04, 0.2, 0.0, 0.24)),
+    ("a b", ["Accuracy", "Accuracy "], [], (0.04, 0.2, 0.0, 0.24)),
     # tokens {alpha, beta, epsilon, zeta} vs {alpha, beta, gamma, delta}: cosine 2/4 -> novelty .5;
     # length 4/50 = .08
     ("alpha beta epsilon zeta", [], ["alpha beta gamma delta"], (0.08, 0.0, 0.5, 0.58)),
@@ -165,11 +167,13 @@ def test_probation_ends_after_five_distinct_rounds() -> None:
     for n, round_id in enumerate(["r1", "r2", "r2", "r3", None]):
         t.add_dissent(made, text=f"point {n}", citations=[], impact=True, round_id=round_id,
                       now=NOW, settings=S)
-    # r1, r2 (twice counts once), r3, one dissent without a round: 4 rounds
-    assert (made["rounds_participated"], made["probation"]) == (4, True)
-    t.add_override(made, round_id="r4", agent=t.Version.of("a", "x y"),
-                   human=t.Version.of("b", "z"), closeness=0.0, now=NOW, settings=S)
+    # r1, r2 (twice counts once), r3; a dissent without a round counts none: 3 rounds
+    assert (made["rounds_participated"], made["probation"]) == (3, True)
+    for round_id in ("r4", "r5"):
+        r.add_override(made, round_id=round_id, agent=r.Version.of("a", "x y"),
+                       human=r.Version.of("b", "z"), closeness=0.0, now=NOW, settings=S)
     assert (made["rounds_participated"], made["probation"]) == (5, False)
+    assert made["probation_until"] == "2026-02-01T10:30:00Z"
 
 
 def test_every_event_appends_the_score_and_its_reason() -> None:
@@ -213,60 +217,60 @@ HUMAN = "Use GraphQL for the public API and generate typed clients from the sche
 
 def test_an_override_is_due_only_after_its_deadline() -> None:
     made = t.new_record(clock.iso(NOW), S)
-    o = t.add_override(made, round_id="r1", agent=t.Version.of("a", AGENT),
-                       human=t.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
+    o = r.add_override(made, round_id="r1", agent=r.Version.of("a", AGENT),
+                       human=r.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
     assert o["auto_check_deadline"] == "2026-02-02T10:30:00Z"
-    assert not t.due(o, NOW + timedelta(hours=24))
-    assert t.due(o, NOW + timedelta(hours=24, seconds=1))
+    assert not r.due(o, NOW + timedelta(hours=24))
+    assert r.due(o, NOW + timedelta(hours=24, seconds=1))
 
 
-@pytest.mark.parametrize(("final", "reverted", "how"), [
-    (AGENT.replace(".", ".  \r\n") + "\r\n", True, "same as the agent output"),
-    (HUMAN + "\n", False, "same as the human decision"),
-    (AGENT + " Document it.", True, "nearer the agent output"),
-    (HUMAN + " Document it.", False, "nearer the human decision"),
+@pytest.mark.parametrize(("final", "status", "how"), [
+    (AGENT.replace(".", ".  \r\n") + "\r\n", "reverted", "same as the agent output"),
+    (HUMAN + "\n", "kept", "same as the human decision"),
+    (AGENT + " Document it.", "reverted", "nearer the agent output"),
+    (HUMAN + " Document it.", "replaced", "a third version, not the human decision"),
 ])
-def test_revert_verdicts(final: str, reverted: bool, how: str) -> None:
+def test_revert_verdicts_after_the_deadline(final: str, status: str, how: str) -> None:
     made = t.new_record(clock.iso(NOW), S)
-    o = t.add_override(made, round_id="r1", agent=t.Version.of("a", AGENT),
-                       human=t.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
-    found = t.verdict(o, t.Version.of("f", final))
-    assert (found.reverted, found.how) == (reverted, how)
+    o = r.add_override(made, round_id="r1", agent=r.Version.of("a", AGENT),
+                       human=r.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
+    found = r.verdict(o, r.Version.of("f", final), NOW + timedelta(days=2))
+    assert (found.status, found.how, found.regret) == (status, how, status != "kept")
 
 
 def test_a_regret_lowers_the_score_and_is_recorded() -> None:
     made = t.new_record(clock.iso(NOW), S)
-    o = t.add_override(made, round_id="r1", agent=t.Version.of("a", AGENT),
-                       human=t.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
+    o = r.add_override(made, round_id="r1", agent=r.Version.of("a", AGENT),
+                       human=r.Version.of("h", HUMAN), closeness=0.3, now=NOW, settings=S)
     # no dissents (prior .6), 1 override, none regretted: .4 * .6 + .3 * .6 + .3 * 1 = .72
     assert made["trust_score"] == 0.72
     later = NOW + timedelta(days=2)
-    found, changed = t.settle(made, o, t.Version.of("f", AGENT), later, S)
-    assert (found.reverted, changed, o["regret"], o["reverted_by"]) == (True, True, True,
-                                                                         "system")
+    found, changed = r.settle(made, o, r.Version.of("f", AGENT), later, S)
+    assert (found.regret, changed, o["regret"], o["reverted_by"]) == (True, True, True,
+                                                                       "system")
     # regret 1/1: .24 + .18 + .3 * 0 = .42
     assert made["trust_score"] == 0.42
     assert made["trust_score_history"][-1]["reason"] == "regret_inferred"
-    assert t.settle(made, o, t.Version.of("f", AGENT), later, S)[1] is False
+    assert r.settle(made, o, r.Version.of("f", AGENT), later, S)[1] is False
 
 
 # -- devil's advocate ---------------------------------------------------------------------
-def cand(name: str, score: float, probation: bool = False) -> t.Candidate:
-    return t.Candidate(name, score, probation, 3 if probation else 9)
+def cand(name: str, score: float, probation: bool = False) -> a.Candidate:
+    return a.Candidate(name, score, probation, 3 if probation else 9)
 
 
 def test_odds_exclude_probation_and_low_trust_but_not_exactly_the_threshold() -> None:
-    chances = t.odds([cand("a", 0.6), cand("b", 0.2), cand("c", 0.19), cand("d", 0.9, True)], S)
+    chances = a.odds([cand("a", 0.6), cand("b", 0.2), cand("c", 0.19), cand("d", 0.9, True)], S)
     assert chances.probabilities == pytest.approx({"a": 0.75, "b": 0.25})
     assert set(chances.excluded) == {"c", "d"}
     assert not chances.fallback
 
 
 def test_odds_fall_back_to_every_candidate() -> None:
-    chances = t.odds([cand("a", 0.1), cand("b", 0.3, True)], S)
+    chances = a.odds([cand("a", 0.1), cand("b", 0.3, True)], S)
     assert chances.fallback
     assert chances.probabilities == pytest.approx({"a": 0.25, "b": 0.75})
-    assert t.odds([cand("a", 0.0), cand("b", 0.0)], S).probabilities == {"a": 0.5, "b": 0.5}
+    assert a.odds([cand("a", 0.0), cand("b", 0.0)], S).probabilities == {"a": 0.5, "b": 0.5}
 
 
 def test_draws_follow_the_weights_within_two_points() -> None:
@@ -275,7 +279,7 @@ def test_draws_follow_the_weights_within_two_points() -> None:
     rng = random.Random(12345)
     counts = {"a": 0, "b": 0, "c": 0}
     for _ in range(10_000):
-        counts[t.pick_advocate(candidates, S, rng).chosen] += 1
+        counts[a.pick_advocate(candidates, S, rng).chosen] += 1
     # weights .9 : .6 : .3 over 1.8 -> 50 %, 33.3 %, 16.7 %; d (< .2) and e (probation) never
     expected = {"a": 0.5, "b": 1 / 3, "c": 1 / 6}
     for name, share in expected.items():
@@ -284,7 +288,7 @@ def test_draws_follow_the_weights_within_two_points() -> None:
 
 def test_a_seed_makes_the_draw_reproducible() -> None:
     candidates = [cand("a", 0.5), cand("b", 0.5), cand("c", 0.5)]
-    first = [t.pick_advocate(candidates, S, random.Random(n)).chosen for n in range(20)]
-    again = [t.pick_advocate(candidates, S, random.Random(n)).chosen for n in range(20)]
+    first = [a.pick_advocate(candidates, S, random.Random(n)).chosen for n in range(20)]
+    again = [a.pick_advocate(candidates, S, random.Random(n)).chosen for n in range(20)]
     assert first == again
     assert len(set(first)) > 1

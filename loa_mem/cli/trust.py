@@ -18,6 +18,12 @@ AgentName = Annotated[str, typer.Argument(help="The agent's name (its sidecar's 
                                           show_default=False)]
 Round = Annotated[str, typer.Option("--round", help="The round id, e.g. run_20260122/round_2.",
                                     show_default=False)]
+Task = Annotated[str | None, typer.Option("--task", help="The task of the round (context).",
+                                          show_default=False)]
+Model = Annotated[str | None, typer.Option("--model", help="The model the agent runs on now.",
+                                           show_default=False)]
+Role = Annotated[str | None, typer.Option("--role", help="The agent's primary role now, e.g. "
+                                          "creator, reviewer, curator.", show_default=False)]
 
 
 def _store(root: str | None) -> Store:
@@ -35,17 +41,27 @@ def dissent(
     impact: Annotated[bool, typer.Option(
         "--impact/--no-impact", help="Whether the dissent changed the final output.")] = False,
     round_id: Annotated[str | None, typer.Option(
-        "--round", help="The round id (a dissent without one counts as a round of its own).",
+        "--round", help="The round id (a dissent without one counts no round).",
         show_default=False)] = None,
+    task: Task = None,
+    artifact_type: Annotated[str | None, typer.Option(
+        "--artifact-type", help="What was dissented on, e.g. adr (context).",
+        show_default=False)] = None,
+    feedback: Annotated[bool | None, typer.Option(
+        "--feedback-incorporated/--feedback-ignored",
+        help="Whether the dissent's feedback made it into the output.", show_default=False)] = None,
+    model: Model = None, role: Role = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Record a dissent: its depth (length, citations, novelty) and the new trust score."""
     from loa_mem.trust.recording import dissent as do_dissent
+    from loa_mem.trust.rules import About
 
     if text == "-":
         text = textfile.read_stdin()
+    about = About(task, artifact_type, model, role, feedback)
     emit(do_dissent(_store(root), agent, text, cite or [], impact, round_id, events.actor(),
-                    not no_commit), as_json, views.dissented)
+                    not no_commit, about), as_json, views.dissented)
 
 
 def override(
@@ -54,13 +70,16 @@ def override(
                                               "produced.", show_default=False)],
     human_decision: Annotated[str, typer.Option("--human-decision", help="File: what the human "
                                                 "decided instead.", show_default=False)],
+    task: Task = None, model: Model = None, role: Role = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
-    """Record a human override of an agent's output (checked for regret after a deadline)."""
+    """Record a human override of an agent's output (checked for regret; texts not stored)."""
     from loa_mem.trust.recording import override as do_override
+    from loa_mem.trust.rules import About
 
     emit(do_override(_store(root), agent, round_id, agent_output, human_decision,
-                     events.actor(), not no_commit), as_json, views.overridden)
+                     events.actor(), not no_commit, About(task, None, model, role)), as_json,
+         views.overridden)
 
 
 def check_reverts(
@@ -69,7 +88,8 @@ def check_reverts(
                                        show_default=False)],
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
-    """Infer regret: overrides of the round whose final version went back to the agent's."""
+    """Infer regret: at once when the final version went back to the agent's output, after the
+    deadline when it is not the human decision."""
     from loa_mem.trust.recording import check_reverts as do_check
 
     emit(do_check(_store(root), round_id, final, events.actor(), not no_commit), as_json,
@@ -84,7 +104,8 @@ def score(agent: AgentName, root: Root = None, as_json: Json = False) -> None:
 
 
 def report(root: Root = None, as_json: Json = False) -> None:
-    """A table of every agent's trust: score, probation, rounds, dissents, overrides, regret."""
+    """Every agent's trust: score, probation, rounds, dissents, overrides, regret, and how
+    often an escalation to a human held."""
     from loa_mem.trust.commands import report as do_report
 
     emit(do_report(_store(root)), as_json, views.reported)

@@ -10,6 +10,7 @@ from loa_mem.trust.rules import moved, shown
 if TYPE_CHECKING:
     from loa_mem.trust.commands import Advocate, AgentTrust, Report
     from loa_mem.trust.recording import Checked, Dissented, Overridden
+    from loa_mem.trust.regret import Usefulness
 
 HISTORY_SHOWN = 10
 
@@ -98,9 +99,16 @@ def reported(r: Report) -> list[Block]:
         return ["no agent has a sidecar yet"]
     rows = [(a.agent, shown(a.score), "yes" if a.probation else "no", a.rounds, a.dissents,
              a.overrides, _ratio(a.breakdown.impact_ratio), _ratio(a.breakdown.mean_depth),
-             _ratio(a.breakdown.regret_ratio)) for a in r.agents]
+             _ratio(a.breakdown.regret_ratio), _held(a.usefulness)) for a in r.agents]
+    u = r.usefulness
     return [Table(["agent", "score", "probation", "rounds", "dissents", "overrides",
-                   "impact", "depth", "regret"], rows, "agent trust")]
+                   "impact", "depth", "regret", "held"], rows, "agent trust"),
+            f"escalation usefulness: {_held(u)} of the checked overrides held "
+            f"({u.held} held, {u.regretted} regretted)"]
+
+
+def _held(u: Usefulness) -> str:
+    return "-" if u.ratio is None else f"{u.ratio:.2f}"
 
 
 def advocate(r: Advocate) -> list[Block]:

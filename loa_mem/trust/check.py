@@ -29,10 +29,13 @@ def _wanted(store: Any, paths: list[str] | None) -> set[str] | None:
     return wanted
 
 
-def _consistency(block: dict[str, Any], probation_rounds: int) -> Iterator[str]:
-    rounds = int(block.get("rounds_participated") or 0)
-    if bool(block.get("probation")) != (rounds < probation_rounds):
-        yield (f"trust.probation is {block.get('probation')} but the agent has {rounds} rounds "
+def _consistency(block: dict[str, Any], sessions: int, probation_rounds: int
+                 ) -> Iterator[str]:
+    rounds = int(block.get("rounds_participated") or 0) + sessions
+    # Sessions end without touching the trust block: a stale `probation: true` is rewritten at
+    # the agent's next trust event, so only probation ended too early is a problem.
+    if block.get("probation") is False and rounds < probation_rounds:
+        yield (f"trust.probation is False but the agent has {rounds} rounds "
                f"(probation lasts {probation_rounds})")
     stats = block.get("long_term_stats") or {}
     for kind, raw in (("dissents", "dissent_history"), ("overrides", "override_history")):
@@ -64,5 +67,5 @@ def check(store: Any, paths: list[str] | None) -> Iterator[Problem]:
         for where, message in found:
             yield Problem(rel, line, "trust-schema", f"{where}: {message}")
         if not found:
-            for message in _consistency(block, probation_rounds):
+            for message in _consistency(block, reads.sessions_of(data), probation_rounds):
                 yield Problem(rel, line, "trust-rule", message, "warning")

@@ -1,8 +1,8 @@
 """trust dissent | override | check-reverts | score | report | pick-advocate (spec section 8).
 
-The rules live in `loa_mem.trust.rules` (no IO); this module reads and writes the `trust` block of
-an agent's sidecar, only through `loa_mem.agents.sidecars`, one commit and one events-log line per
-change.
+The rules live in `loa_mem.trust.rules`, `.regret` and `.advocate` (no IO); this module reads
+and writes the `trust` block of an agent's sidecar, only through `loa_mem.agents.sidecars`, one
+commit and one events-log line per change.
 Scores are recomputed at read time: the 90-day window moves with the clock, so the score an
 agent has now may differ from the one recorded at its last event.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from loa_mem.core import clock, yamlio
 from loa_mem.core.errors import InvalidFile, NotFound, Refused
-from loa_mem.trust import rules
+from loa_mem.trust import advocate, regret, rules
 
 MAX_TEXT = 10_000
 MAX_ROUND = 200
@@ -92,13 +92,28 @@ class AgentTrust:
     breakdown: rules.Breakdown
     history: list[dict[str, Any]] = field(default_factory=list)
     window_days: int = 90
+    usefulness: regret.Usefulness = field(default_factory=lambda: regret.Usefulness(0, 0))
+    model: str | None = None
+    role: str | None = None
 
     def to_json(self) -> dict[str, Any]:
+        u = self.usefulness
         return {"agent": self.agent, "exists": self.exists, "score": self.score,
                 "recorded_score": self.recorded_score, "probation": self.probation,
                 "rounds_participated": self.rounds, "dissents": self.dissents,
                 "overrides": self.overrides, "breakdown": self.breakdown.to_json(),
+                "escalation_usefulness": {"held": u.held, "regretted": u.regretted,
+                                          "ratio": u.ratio},
+                "model": self.model, "primary_role": self.role,
                 "window_days": self.window_days, "history": self.history}
+
+
+def sessions_of(data: dict[str, Any] | None) -> int:
+    """The sessions the agent took part in: they count as rounds for probation."""
+    try:
+        return max(0, int((data or {}).get("sessions_participated") or 0))
+    except (TypeError, ValueError):
+        return 0
 
 
 def _standing(store: Any, agent: str, data: dict[str, Any] | None, now: datetime,
@@ -107,11 +122,13 @@ def _standing(store: Any, agent: str, data: dict[str, Any] | None, now: datetime
     record = record_of(store, agent, data, now)
     stats = record.get("long_term_stats") or {}
     found = rules.breakdown(record, now, s)
-    rounds = int(record.get("rounds_participated") or 0)
+    rounds = rules.rounds_taken(record, sessions_of(data))
     return AgentTrust(agent, exists, found.score, float(record["trust_score"]),
                       rounds < s.probation_rounds, rounds, int(stats.get("total_dissents") or 0),
                       int(stats.get("total_overrides") or 0), found,
-                      list(record.get("trust_score_history") or []), s.window_days)
+                      list(record.get("trust_score_history") or []), s.window_days,
+                      regret.escalation_usefulness(record), record.get("model"),
+                      record.get("primary_role"))
 
 
 def standing(store: Any, agent: str) -> AgentTrust:
@@ -128,9 +145,18 @@ class Report:
     agents: list[AgentTrust]
     settings: rules.Settings
 
+    @property
+    def usefulness(self) -> regret.Usefulness:
+        """Escalation usefulness over every agent's checked overrides."""
+        return regret.Usefulness(sum(a.usefulness.held for a in self.agents),
+                                 sum(a.usefulness.regretted for a in self.agents))
+
     def to_json(self) -> dict[str, Any]:
+        u = self.usefulness
         return {"agents": [{k: v for k, v in a.to_json().items() if k != "history"}
                            for a in self.agents],
+                "escalation_usefulness": {"held": u.held, "regretted": u.regretted,
+                                          "ratio": u.ratio},
                 "settings": self.settings.__dict__}
 
 
@@ -163,9 +189,9 @@ def pick_advocate(store: Any, names: list[str], seed: int | None) -> Advocate:
         raise Refused("no candidates", "name the agents to choose from")
     s = settings(store)
     standings = [standing(store, name) for name in names]
-    candidates = [rules.Candidate(a.agent, a.score, a.probation, a.rounds) for a in standings]
+    candidates = [advocate.Candidate(a.agent, a.score, a.probation, a.rounds) for a in standings]
     rng = random.Random(seed) if seed is not None else random.Random()
-    picked = rules.pick_advocate(candidates, s, rng)
+    picked = advocate.pick_advocate(candidates, s, rng)
     rows = [{"agent": a.agent, "score": a.score, "probation": a.probation,
              "rounds_participated": a.rounds,
              "eligible": a.agent not in picked.excluded,
@@ -232,3 +258,17 @@ def check_citations(citations: list[str]) -> list[str]:
                           "cite a rubric criterion by name, e.g. --cite Accuracy")
         refuse_sensitive(cited, "a rubric citation (--cite)")
     return citations
+
+
+def check_about(about: rules.About) -> rules.About:
+    """The event's labels (task, artifact type, model, role): one line each, 1-200 characters."""
+    from loa_mem.core.sensitive import refuse_sensitive
+
+    for option, value in (("--task", about.task), ("--artifact-type", about.artifact_type),
+                          ("--model", about.model), ("--role", about.role)):
+        if value is None:
+            continue
+        if not value.strip() or len(value) > MAX_ROUND or any(c in value for c in "\r\n\t"):
+            raise Refused(f"{option} is not usable", f"give one line of 1-{MAX_ROUND} characters")
+        refuse_sensitive(value, option)
+    return about

@@ -6,13 +6,13 @@ sidecar is created: a new agent, on probation), and makes one commit with one ev
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from loa_mem.core import clock
 from loa_mem.core.errors import NotFound, NothingToDo, Refused
 from loa_mem.trust import commands as reads
-from loa_mem.trust import rules, similarity
+from loa_mem.trust import regret, rules, similarity
 
 
 def _arrow(before: float, after: float) -> str:
@@ -44,13 +44,15 @@ class Dissented:
 
 
 def dissent(store: Any, agent: str, text: str, citations: list[str], impact: bool,
-            round_id: str | None, actor: str, commit: bool = True) -> Dissented:
+            round_id: str | None, actor: str, commit: bool = True,
+            about: rules.About | None = None) -> Dissented:
     from loa_mem.agents import sidecars
 
     agent = sidecars.check_agent_name(agent)
     text = reads.check_text(text, "the dissent text")
     cited = reads.check_citations(citations)
     round_id = reads.check_round(round_id, required=False)
+    about = reads.check_about(about or rules.About())
     s = reads.settings(store)
     with store.write("trust", actor, commit) as txn:
         now = clock.now()
@@ -58,7 +60,8 @@ def dissent(store: Any, agent: str, text: str, citations: list[str], impact: boo
         record = reads.record_of(store, agent, data, now)
         before = float(record["trust_score"])
         made = rules.add_dissent(record, text=text, citations=cited, impact=impact,
-                                 round_id=round_id, now=now, settings=s)
+                                 round_id=round_id, now=now, settings=s,
+                                 about=replace(about, sessions=reads.sessions_of(data)))
         data["trust"] = record
         sidecars.put_sidecar(txn, store, agent, data)
         after = float(record["trust_score"])
@@ -78,8 +81,8 @@ def dissent(store: Any, agent: str, text: str, citations: list[str], impact: boo
 class Overridden:
     agent: str
     round_id: str
-    agent_output: rules.Version
-    human_decision: rules.Version
+    agent_output: regret.Version
+    human_decision: regret.Version
     similarity: float
     deadline: str
     score_before: float
@@ -88,7 +91,7 @@ class Overridden:
     commit: str | None
 
     def to_json(self) -> dict[str, Any]:
-        def version(v: rules.Version) -> dict[str, Any]:
+        def version(v: regret.Version) -> dict[str, Any]:
             return {"path": v.path, "sha256": v.sha256, "words": v.words}
 
         return {"agent": self.agent, "round_id": self.round_id,
@@ -100,19 +103,20 @@ class Overridden:
 
 
 def override(store: Any, agent: str, round_id: str, agent_output: str, human_decision: str,
-             actor: str, commit: bool = True) -> Overridden:
+             actor: str, commit: bool = True, about: rules.About | None = None) -> Overridden:
     from loa_mem.agents import sidecars
 
     agent = sidecars.check_agent_name(agent)
     checked_round = str(reads.check_round(round_id, required=True))
+    about = reads.check_about(about or rules.About())
     mine, theirs = reads.read_text_file(agent_output, "--agent-output"), reads.read_text_file(
         human_decision, "--human-decision")
     if similarity.content_hash(mine) == similarity.content_hash(theirs):
         raise Refused("the human decision is the agent output: nothing was overridden",
                       "pass the file the human changed")
     closeness = similarity.text_cosine(mine, theirs)
-    ours = rules.Version.of(reads.shown_path(store, agent_output), mine)
-    human = rules.Version.of(reads.shown_path(store, human_decision), theirs)
+    ours = regret.Version.of(reads.shown_path(store, agent_output), mine)
+    human = regret.Version.of(reads.shown_path(store, human_decision), theirs)
     s = reads.settings(store)
     with store.write("trust", actor, commit) as txn:
         now = clock.now()
@@ -125,8 +129,9 @@ def override(store: Any, agent: str, round_id: str, agent_output: str, human_dec
                 raise NothingToDo(f"this override of {agent} in {checked_round} is already "
                                   "recorded", "nothing to change")
         before = float(record["trust_score"])
-        made = rules.add_override(record, round_id=checked_round, agent=ours, human=human,
-                                  closeness=closeness, now=now, settings=s)
+        made = regret.add_override(record, round_id=checked_round, agent=ours, human=human,
+                                   closeness=closeness, now=now, settings=s,
+                                   about=replace(about, sessions=reads.sessions_of(data)))
         data["trust"] = record
         sidecars.put_sidecar(txn, store, agent, data)
         after = float(record["trust_score"])
@@ -141,7 +146,7 @@ def override(store: Any, agent: str, round_id: str, agent_output: str, human_dec
 @dataclass(frozen=True)
 class Check:
     agent: str
-    status: str  # reverted | kept | pending
+    status: str  # reverted | replaced | kept | pending
     how: str
     deadline: str
     similarity_to_agent: float | None
@@ -156,7 +161,7 @@ class Check:
 @dataclass(frozen=True)
 class Checked:
     round_id: str
-    final: rules.Version
+    final: regret.Version
     checks: list[Check]
     commit: str | None
 
@@ -166,27 +171,26 @@ class Checked:
                 "checks": [c.to_json() for c in self.checks], "commit": self.commit}
 
 
-def _check_one(record: dict[str, Any], agent: str, past: dict[str, Any], final: rules.Version,
-               now: Any, s: rules.Settings) -> tuple[Check, bool]:
+def _check_one(record: dict[str, Any], agent: str, past: dict[str, Any],
+               final: regret.Version, now: Any, s: rules.Settings) -> tuple[Check, bool]:
     before = float(record["trust_score"])
-    deadline = str(past["auto_check_deadline"])
-    if not rules.due(past, now):
-        return Check(agent, "pending", f"not before {deadline}", deadline, None, None, before,
-                     before), False
-    found, changed = rules.settle(record, past, final, now, s)
-    status = "reverted" if found.reverted else "kept"
-    return Check(agent, status, found.how, deadline, found.similarity_to_agent,
-                 found.similarity_to_human, before, float(record["trust_score"])), changed
+    found, changed = regret.settle(record, past, final, now, s)
+    pending = found.status == "pending"
+    return Check(agent, found.status, found.how, str(past["auto_check_deadline"]),
+                 None if pending else found.similarity_to_agent,
+                 None if pending else found.similarity_to_human, before,
+                 float(record["trust_score"])), changed
 
 
 def check_reverts(store: Any, round_id: str, final_path: str, actor: str,
                   commit: bool = True) -> Checked:
-    """Compare the round's final version with every override recorded in that round; after an
-    override's deadline, a final version that went back to the agent's output is a regret."""
+    """Compare the round's final version with every override recorded in that round: a return
+    to the agent's output is a regret at once; after the deadline, anything but the human
+    decision is (see `loa_mem.trust.regret`)."""
     from loa_mem.agents import sidecars
 
     checked_round = str(reads.check_round(round_id, required=True))
-    final = rules.Version.of(reads.shown_path(store, final_path),
+    final = regret.Version.of(reads.shown_path(store, final_path),
                              reads.read_text_file(final_path, "--final"))
     s = reads.settings(store)
     checks: list[Check] = []
