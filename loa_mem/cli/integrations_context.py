@@ -61,7 +61,8 @@ def context(
 hooks_app = new_app("Wire loa-mem into Claude Code, git and other agent runners.")
 
 Command = Annotated[str, typer.Option(
-    "--command", help="How hooks call loa-mem (default: loa-mem, found on PATH).")]
+    "--command", help="The loa-mem program hooks run (default: loa-mem, found on PATH; a path "
+    "with spaces is quoted).")]
 
 
 @hooks_app.command("install")
@@ -69,7 +70,7 @@ def hooks_install(
     claude_code: Annotated[bool, typer.Option(
         "--claude-code", help="SessionStart/SessionEnd hooks in .claude/settings.json.")] = False,
     git_hook: Annotated[bool, typer.Option(
-        "--git", help="A pre-commit hook that runs `loa-mem validate`.")] = False,
+        "--git", help="A pre-commit hook that runs `loa-mem validate --staged`.")] = False,
     command: Command = "loa-mem",
     root: Root = None, as_json: Json = False,
 ) -> None:

@@ -52,23 +52,37 @@ class Changed:
         return {"action": self.action, "targets": self.targets, "notes": self.notes}
 
 
+def program(command: str) -> str:
+    """`--command` as the shell sees it: one program, quoted when its path has spaces."""
+    return shlex.quote(command.strip() or "loa-mem")
+
+
 def lines(command: str = "loa-mem") -> dict[str, list[str]]:
     """The shell lines each moment runs, for any agent runner (`hooks print`)."""
+    run = program(command)
     return {
-        "session_start": [f"{command} context"],
-        "session_end": [f'{command} session end --session "$SESSION_ID"',
-                        f"{command} gc --trigger session_end --time-budget 1"],
-        "pre_commit": [f"{command} validate --staged"],
+        "session_start": [f"{run} context"],
+        "session_end": [f'{run} session end --session "$SESSION_ID"',
+                        f"{run} gc --trigger session_end --time-budget 1"],
+        "pre_commit": [f"{run} validate --staged"],
     }
+
+
+def _guarded(command: str, rest: str) -> str:
+    """A handler's shell command: where loa-mem is not installed (a teammate who cloned the
+    settings) it says so on stderr and exits 0, so the session goes on without memory."""
+    run = program(command)
+    return (f"command -v {run} >/dev/null 2>&1 || {{ echo 'loa-mem not installed; memory "
+            f"hook skipped' >&2; exit 0; }}; {run} {rest} {MARK}")
 
 
 def claude_handlers(command: str) -> dict[str, dict[str, Any]]:
     """Our matcher group for each Claude Code event."""
     return {
         "SessionStart": {"matcher": SESSION_START_MATCHER, "hooks": [
-            {"type": "command", "command": f"{command} context {MARK}"}]},
+            {"type": "command", "command": _guarded(command, "context")}]},
         "SessionEnd": {"hooks": [
-            {"type": "command", "command": f"{command} hooks session-end {MARK}",
+            {"type": "command", "command": _guarded(command, "hooks session-end"),
              "timeout": SESSION_END_TIMEOUT}]},
     }
 
@@ -89,19 +103,57 @@ def _read_settings(path: Path, rel: str) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("hooks", {}), dict):
         raise InvalidFile(rel, 1, 1, "expected an object whose `hooks` is an object",
                           "fix the file; nothing was written")
+    for event in claude_handlers("loa-mem"):
+        if not isinstance(data.get("hooks", {}).get(event, []), list):
+            line = next((n for n, text in enumerate(text.splitlines(), 1)
+                         if f'"{event}"' in text), 1)
+            raise InvalidFile(rel, line, 1, f"hooks.{event} is not a list of matcher groups",
+                              "make it a list ([{\"hooks\": [...]}]), then install again; "
+                              "nothing was written")
     return data
 
 
-def _ours(group: Any) -> bool:
-    handlers = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(handlers, list) and bool(handlers) and all(
-        isinstance(h, dict) and str(h.get("command", "")).rstrip().endswith(MARK)
-        for h in handlers)
+def _marked(handler: Any) -> bool:
+    return isinstance(handler, dict) and str(handler.get("command", "")).rstrip().endswith(MARK)
+
+
+def _handlers(group: Any) -> list[Any]:
+    found = group.get("hooks") if isinstance(group, dict) else None
+    return found if isinstance(found, list) else []
+
+
+def _drop_ours(groups: list[Any], keep: Any = None) -> list[Any]:
+    """`groups` without our handlers (except `keep`), and without the groups that only held
+    ours; everything else in its place and order."""
+    out = []
+    for group in groups:
+        handlers = _handlers(group)
+        kept = [h for h in handlers if h is keep or not _marked(h)]
+        if len(kept) == len(handlers):
+            out.append(group)
+        elif kept:
+            out.append({**group, "hooks": kept})
+    return out
+
+
+def _merge_event(groups: list[Any], ours: dict[str, Any]) -> list[Any]:
+    """Our group in `groups`: where one of ours already is, loa-mem's command is updated in
+    place and every key the user added or changed on it stays; else it is added last."""
+    existing = next(((g, h) for g in groups for h in _handlers(g) if _marked(h)), None)
+    if existing is None:
+        return [*groups, ours]
+    group, handler = existing
+    new_handler = {**ours["hooks"][0], **handler, "command": ours["hooks"][0]["command"]}
+    for key, value in ours.items():
+        if key != "hooks":
+            group.setdefault(key, value)
+    group["hooks"] = [new_handler if h is handler else h for h in _handlers(group)]
+    return _drop_ours(groups, keep=new_handler)
 
 
 def _without_ours(settings: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """`settings` minus our groups, and the events they were on. Containers that only held
-    ours are dropped; anything else stays in its place and order."""
+    """`settings` minus our handlers, and the events they were on. Groups and containers that
+    only held ours are dropped; anything else stays in its place and order."""
     hooks = settings.get("hooks")
     if not isinstance(hooks, dict):
         return settings, []
@@ -110,10 +162,10 @@ def _without_ours(settings: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if not isinstance(groups, list):
             kept_hooks[event] = groups
             continue
-        kept = [g for g in groups if not _ours(g)]
-        if len(kept) != len(groups):
+        kept = _drop_ours(groups)
+        if kept != groups:
             removed.append(event)
-        if kept or len(kept) == len(groups):
+        if kept or kept == groups:
             kept_hooks[event] = kept
     result = dict(settings)
     if kept_hooks or not removed:
@@ -131,11 +183,15 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
 
 def install_claude(top: Path, command: str) -> dict[str, Any]:
     path = top / SETTINGS
-    settings, replaced = _without_ours(_read_settings(path, SETTINGS))
-    hooks = settings.setdefault("hooks", {})
-    for event, group in claude_handlers(command).items():
-        hooks.setdefault(event, []).append(group)
     before = _read_settings(path, SETTINGS)
+    settings = json.loads(json.dumps(before))
+    hooks = settings.setdefault("hooks", {})
+    replaced = []
+    for event, group in claude_handlers(command).items():
+        groups = hooks.get(event, [])
+        if any(_marked(h) for g in groups for h in _handlers(g)):
+            replaced.append(event)
+        hooks[event] = _merge_event(groups, group)
     changed = before != settings
     if changed:
         _write_json(path, settings)
@@ -167,10 +223,10 @@ def pre_commit_path(top: Path) -> Path:
 
 
 def _block(command: str, begin: str) -> str:
-    exe = shlex.split(command)[0] if command.strip() else "loa-mem"
+    run = program(command)
     return (f"{begin}\n"
-            f"if command -v {shlex.quote(exe)} >/dev/null 2>&1; then\n"
-            f"  {command} validate --staged || exit 1\n"
+            f"if command -v {run} >/dev/null 2>&1; then\n"
+            f"  {run} validate --staged || exit 1\n"
             f"else\n"
             f"  echo 'loa-mem is not on PATH; memory files were not validated' >&2\n"
             f"fi\n"
@@ -206,8 +262,8 @@ def install_git(top: Path, command: str) -> dict[str, Any]:
             first, body = "#!/bin/sh", rest
         elif os.path.basename(shlex.split(first[2:] or "sh")[-1]) not in SHELLS:
             raise Refused(f"{rel} is not a shell script ({first})",
-                          f"add `{command} validate` to it yourself, or run loa-mem through "
-                          "pre-commit (.pre-commit-hooks.yaml)")
+                          f"add `{program(command)} validate --staged` to it yourself, or run "
+                          "loa-mem through pre-commit (.pre-commit-hooks.yaml)")
         new = first + "\n" + _block(command, BEGIN) + body
     changed = new != text
     if changed:
@@ -251,7 +307,7 @@ def install(top: Path, claude_code: bool, git_hook: bool, command: str) -> Chang
     if git_hook:
         targets["git"] = install_git(top, command)
     notes = []
-    exe = shlex.split(command)[0] if command.strip() else ""
+    exe = command.strip()
     if exe and not os.path.isabs(exe) and _which(exe) is None:
         notes.append(f"`{exe}` is not on PATH here; hooks run it by that name "
                      "(use --command /full/path/to/loa-mem to pin one)")
