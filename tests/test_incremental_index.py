@@ -101,6 +101,15 @@ def test_a_deleted_and_a_moved_entry(cli: Cli, store: Path, facts: list[str]) ->
     assert view(cli) == cold_view(cli)
 
 
+def test_every_entry_deleted_by_hand(cli: Cli, store: Path, facts: list[str]) -> None:
+    path = store / FACTS
+    view(cli)
+    path.write_text(_split(path.read_text(encoding="utf-8"))[0], encoding="utf-8")
+
+    assert cli.ok("recall", "--json").json()["results"] == []
+    assert view(cli) == cold_view(cli)
+
+
 ODD_EDITS = {
     "block scalar holding a comment-like line": (
         "  content: Fact 3 about tracing.\n",

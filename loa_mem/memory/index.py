@@ -246,6 +246,12 @@ class Index:
             "SELECT rowid, text_hash, first_line, last_line FROM entries WHERE path=? "
             "ORDER BY first_line", (path,))]
 
+    def outline(self, path: str) -> list[tuple[int, int | None, str, int]]:
+        """(rowid, text hash, id, first line) of every row of `path`, in file order."""
+        return [(int(r), h, str(i), int(f)) for r, h, i, f in self.db.execute(
+            "SELECT rowid, text_hash, id, first_line FROM entries WHERE path=? "
+            "ORDER BY first_line", (path,))]
+
     def move_rows(self, moves: list[tuple[int, int, int]]) -> None:
         """Give rows new line spans: (first line, last line, rowid)."""
         self.db.executemany("UPDATE entries SET first_line=?, last_line=? WHERE rowid=?", moves)

@@ -48,7 +48,7 @@ def pieces(text: str, indent: int) -> list[Piece] | None:
         return None  # "[]", a document marker, or anything else before the first item
     found = []
     line = head.count("\n")
-    for at, end in zip(starts, [*starts[1:], len(text)], strict=True):
+    for at, end in zip(starts, [*starts[1:], len(text)][:len(starts)], strict=True):
         chunk = text[at:end]
         found.append(Piece(line, chunk, spanhash.digest(_content(chunk))))
         line += chunk.count("\n")

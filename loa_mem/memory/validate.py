@@ -16,8 +16,9 @@ from pathlib import Path
 
 from loa_mem.core import events
 from loa_mem.core.errors import ConfigError, InvalidFile
-from loa_mem.memory import check
+from loa_mem.memory import check, checkcache
 from loa_mem.memory.files import GrimoireFile
+from loa_mem.memory.index import Row
 from loa_mem.memory.problems import Checker, Problem, Report, Run, Seen, secret_problems
 from loa_mem.memory.store import Store
 
@@ -25,68 +26,108 @@ __all__ = ["Checker", "Problem", "Report", "config_problem", "open_store", "secr
            "validate"]
 
 
-def _check_file(run: Run, grimoire: GrimoireFile, failure: InvalidFile | None,
-                entry_rules: bool = True) -> None:
-    """Collect the file's entries for the cross rules and, with `entry_rules`, check each
-    entry on its own (schema, floor, expiry, archive, secrets)."""
-    store = run.store
-    if failure is not None:
-        run.problems.append(Problem(grimoire.path, failure.line, "yaml", failure.message))
-        return
-    for row in store.index.in_file(grimoire.path):
+def _check_rows(store: Store, grimoire: GrimoireFile, rowids: list[int]) -> list[Checked]:
+    """Each entry's own problems, as offsets from its first line, and its links."""
+    checked = []
+    for row in store.index.by_rowids(rowids):
+        run = Run(store)
         seen = Seen(row, grimoire)
-        run.entries += 1
         if not isinstance(row.data, dict) or row.data.get("id") is None:
             run.add(None, grimoire.path, row.first_line, "schema",
                     "an entry must be a mapping with an id")
-            continue
-        run.seen.setdefault(str(row.data.get("id")), []).append(seen)
-        if entry_rules:
+        else:
             check.schema_problems(run, seen, grimoire.path)
             check.entry_rules(run, seen, grimoire.path)
+        links, offsets = checkcache.links_of(seen.data, row.key_offsets)
+        noted = checkcache.Noted([(p.line - row.first_line, p.rule, p.message, p.severity)
+                                  for p in run.problems], links, offsets)
+        checked.append((row.rowid, noted, isinstance(row.data, dict) and
+                        row.data.get("id") is not None))
+    return checked
 
+
+# (rowid, the entry's problems and links, whether it can be cached: a mapping with an id)
+Checked = tuple[int, checkcache.Noted, bool]
 
 # -- the per-entry rules in parallel (~100 us an entry: 1 s at 10,000) ---------------------------
 _PARALLEL_ENTRIES = 3000
 _FORKED: dict[str, Store] = {}  # the store a forked worker checks
 
 
-def _entry_problems_in(grimoire: GrimoireFile) -> list[Problem]:
-    """Worker (forked): the per-entry problems of one file, read through a connection of its
-    own (a forked SQLite connection must not be used)."""
+def _checked_in(job: tuple[GrimoireFile, list[int]]) -> list[Checked]:
+    """Worker (forked): `_check_rows` through a connection of its own (a forked SQLite
+    connection must not be used)."""
     store = _FORKED["store"]
     store._index = None
     store._open_index()  # as it is: the parent refreshed it just before forking
-    run = Run(store)
     try:
-        _check_file(run, grimoire, None)
+        return _check_rows(store, *job)
     finally:
         store.close()
-    return [p for p in run.problems if p.rule != "schema" or p.id is not None or
-            p.message != "an entry must be a mapping with an id"]
+
+
+def _check_all(store: Store, jobs: list[tuple[GrimoireFile, list[int]]]) -> list[list[Checked]]:
+    workers = min(len(jobs), os.cpu_count() or 1)
+    if workers < 2 or sum(len(r) for _, r in jobs) < _PARALLEL_ENTRIES or not hasattr(os, "fork"):
+        return [_check_rows(store, *job) for job in jobs]
+    import multiprocessing as mp
+
+    _FORKED["store"] = store
+    try:
+        with mp.get_context("fork").Pool(workers) as pool:
+            return pool.map(_checked_in, jobs, chunksize=1)
+    finally:
+        _FORKED.clear()
 
 
 def _check_files(run: Run, failures: dict[str, InvalidFile]) -> None:
-    files = run.store.grimoire_files()
-    workers = min(len(files), os.cpu_count() or 1)
-    live = run.store.index.count()
-    if workers < 2 or live < _PARALLEL_ENTRIES or not hasattr(os, "fork"):
-        for grimoire in files:
-            _check_file(run, grimoire, failures.get(grimoire.path))
-        return
-    import multiprocessing as mp
+    """Every entry's own problems, from the cache where its text was checked before; and
+    every entry's id and links in `run.seen` for the rules across entries."""
+    store = run.store
+    cache = checkcache.Cache(store.cache_dir, store.config.data)
+    outline: list[tuple[GrimoireFile, list[tuple[int, int | None, str, int]]]] = []
+    known: dict[int, checkcache.Noted] = {}
+    jobs = []
+    for grimoire in store.grimoire_files():
+        failure = failures.get(grimoire.path)
+        if failure is not None:
+            run.problems.append(Problem(grimoire.path, failure.line, "yaml", failure.message))
+            continue
+        rows = store.index.outline(grimoire.path)
+        outline.append((grimoire, rows))
+        for rowid, text_hash, _, _ in rows:
+            noted = cache.get(checkcache.key(grimoire, text_hash)) if text_hash else None
+            if noted is not None:
+                known[rowid] = noted
+        missing = [r[0] for r in rows if r[0] not in known]
+        if missing:
+            jobs.append((grimoire, missing))
+    for (grimoire, _), found in zip(jobs, _check_all(store, jobs), strict=True):
+        hashes = {r[0]: r[1] for g, rows in outline if g == grimoire for r in rows}
+        for rowid, noted, cacheable in found:
+            known[rowid] = noted
+            if cacheable and hashes.get(rowid):
+                cache.put(checkcache.key(grimoire, hashes[rowid] or 0), noted)
+    for grimoire, rows in outline:
+        for rowid, _, memory_id, first_line in rows:
+            _note(run, grimoire, rowid, memory_id, first_line, known[rowid])
+    cache.save()
 
-    _FORKED["store"] = run.store
-    try:
-        with mp.get_context("fork").Pool(workers) as pool:
-            pending = pool.map_async(_entry_problems_in,
-                                     [g for g in files if g.path not in failures], chunksize=1)
-            for grimoire in files:
-                _check_file(run, grimoire, failures.get(grimoire.path), entry_rules=False)
-            for problems in pending.get():
-                run.problems.extend(problems)
-    finally:
-        _FORKED.clear()
+
+def _note(run: Run, grimoire: GrimoireFile, rowid: int, memory_id: str, first_line: int,
+          noted: checkcache.Noted) -> None:
+    """An entry's problems in the report, and the entry in `run.seen` (when it has an id)."""
+    run.entries += 1
+    mapped = not any(
+        p[1] == "schema" and p[2] == "an entry must be a mapping with an id"
+        for p in noted.problems)
+    for offset, rule, message, severity in noted.problems:
+        run.problems.append(Problem(grimoire.path, first_line + offset, rule, message, severity,
+                                    memory_id if mapped else None))
+    if mapped:
+        row = Row(rowid, memory_id, grimoire.path, grimoire.in_archive, first_line, first_line,
+                  {"id": memory_id, **noted.links}, noted.offsets)
+        run.seen.setdefault(memory_id, []).append(Seen(row, grimoire))
 
 
 def _selected(store: Store, paths: list[str] | None) -> list[GrimoireFile]:
