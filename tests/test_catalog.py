@@ -24,4 +24,4 @@ def test_help_lists_every_command_of_every_feature(cli: Cli) -> None:
 def test_an_unknown_command_is_a_usage_error(cli: Cli) -> None:
     outcome = cli("no-such-command")
     assert outcome.code == 2
-    assert "No such command" in outcome.stderr
+    assert outcome.stderr.startswith("loa-mem: usage: no such command 'no-such-command'")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import re
 import sys
 from typing import Annotated, Any
 
@@ -11,9 +10,10 @@ import typer
 from typer.core import TyperGroup
 
 from loa_mem import __version__
+from loa_mem.cli import failures, helpstyle
 from loa_mem.cli.render import error as print_error
 from loa_mem.core import git, notices
-from loa_mem.core.errors import EXIT_INTERNAL, EXIT_REFUSED, user_error
+from loa_mem.core.errors import EXIT_REFUSED
 
 Json = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 Root = Annotated[str | None, typer.Option(
@@ -23,83 +23,30 @@ NoCommit = Annotated[bool, typer.Option(
     "--no-commit", help="Write the files but do not commit; `loa-mem commit` commits later.")]
 
 
-def _crash_log(error: BaseException, argv: list[str]) -> str:
-    """A bug report: where it failed, never what it was given. Arguments, messages and local
-    values can hold the text a user was storing (a secret the screening was about to refuse),
-    so the log names the command and its option names, the error's type and the code path."""
-    import tempfile
-    import traceback
-
-    handle, path = tempfile.mkstemp(prefix="loa-mem-crash-", suffix=".log")
-    frames = traceback.extract_tb(error.__traceback__)
-    with os.fdopen(handle, "w", encoding="utf-8") as log:
-        log.write(f"loa-mem {__version__}\ncommand: {' '.join(redacted_argv(argv))}\n"
-                  f"error: {type(error).__module__}.{type(error).__qualname__} (message "
-                  "withheld: it may quote what was being stored)\n\n")
-        log.write("".join(traceback.format_list(frames)))
-    return path
-
-
-def redacted_argv(argv: list[str]) -> list[str]:
-    """The command line with every value replaced by `…`: only the command's own words (a
-    command and a subcommand loa-mem has) and option names stay."""
-    from loa_mem.cli import catalog
-
-    shown: list[str] = []
-    known: Any = set(catalog.names())
-    for arg in argv:
-        if arg.startswith("-") and arg != "-":
-            shown.append(arg.split("=", 1)[0] + ("=…" if "=" in arg else ""))
-            continue
-        if known and arg in known:
-            shown.append(arg)
-            command = catalog.build(arg) if len(shown) == 1 else None
-            known = set(getattr(command, "commands", None) or ())
-            continue
-        known = set()
-        shown.append("…")
-    return shown
-
-
-def _is_usage_error(failure: BaseException) -> bool:
-    """Click's own errors (usage, bad parameter) keep click's handling and exit code 2.
-    Typer vendors click, so the class is matched by name rather than imported."""
-    return any(cls.__name__ == "ClickException" for cls in type(failure).__mro__)
-
-
-_QUOTED_VALUE = re.compile(r"""^(?:'[^']*'|"[^"]*")""")
-
-
-def _without_values(failure: Any) -> None:
-    """Click quotes the value it could not use ("'x' is not a valid float") and lists extra
-    arguments; a value in the wrong place may be a secret, so the message names the option and
-    the problem only."""
-    message = str(getattr(failure, "message", ""))
-    if message.startswith("Got unexpected extra argument"):
-        failure.message = ("got unexpected extra arguments; quote a text that has spaces, or "
-                           "pass - and give it on stdin")
-    elif type(failure).__name__ == "BadParameter" or hasattr(failure, "param_hint"):
-        failure.message = _QUOTED_VALUE.sub("the value", message)
-
-
 class LoaGroup(TyperGroup):
-    """Maps loa-mem errors to one line on stderr and the contract's exit codes."""
+    """Hands every failure to `failures.handle` (one line, a JSON object under --json, the
+    contract's exit code); bare, a group prints its help and exits 0."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help())
+            ctx.exit(0)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
 
     def invoke(self, ctx: Any) -> Any:
         try:
             return super().invoke(ctx)
-        except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        except (typer.Exit, typer.Abort):
             raise
-        except Exception as failure:
-            if _is_usage_error(failure):
-                _without_values(failure)
+        except BaseException as failure:
+            if isinstance(failure, SystemExit):
                 raise
-            known = user_error(failure)
-            notices.drain()  # a note about a write that did not happen would mislead
-            if known is None:
-                raise _internal(failure, ctx.meta.get(_ARGV) or sys.argv[1:]) from None
-            print_error(f"{known.kind}: {known.one_line()}")
-            raise typer.Exit(known.exit_code) from None
+            if failures.is_closed_pipe(failure):
+                failures.quiet_closed_pipe()
+                raise typer.Exit(0) from None
+            code = failures.handle(failure, _argv(ctx))
+            raise typer.Exit(code) from None
         finally:
             for note in notices.drain():
                 print_error(note)
@@ -108,11 +55,8 @@ class LoaGroup(TyperGroup):
 _ARGV = "loa_mem.argv"  # the command line as given, in the context tree's shared meta
 
 
-def _internal(failure: BaseException, argv: list[str]) -> typer.Exit:
-    path = _crash_log(failure, argv)
-    print_error(f"unexpected error ({type(failure).__name__}); details in {path}; "
-                "please report it")
-    return typer.Exit(EXIT_INTERNAL)
+def _argv(ctx: Any) -> list[str]:
+    return list(ctx.meta.get(_ARGV) or sys.argv[1:])
 
 
 def undecodable_input(args: list[str]) -> str:
@@ -201,7 +145,12 @@ class RootGroup(LoaGroup):
             print_error(f"refused: {problem}; loa-mem stores text as UTF-8: convert it (for "
                         "example with iconv) or leave the byte out; nothing was written")
             ctx.exit(EXIT_REFUSED)
-        result: list[str] = super().parse_args(ctx, args)
+        try:
+            result: list[str] = super().parse_args(ctx, args)
+        except Exception as failure:
+            if not failures.is_usage_error(failure):
+                raise
+            ctx.exit(failures.usage(failure, list(args)))
         return result
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
@@ -212,6 +161,7 @@ class RootGroup(LoaGroup):
             if command is None:
                 return None
             _refuse_opposite_flags(command)
+            helpstyle.tidy(command)
             self.commands[cmd_name] = command
         return self.commands[cmd_name]
 
@@ -225,7 +175,7 @@ class RootGroup(LoaGroup):
 
 
 app = typer.Typer(
-    cls=RootGroup, no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+    cls=RootGroup, no_args_is_help=True, add_completion=True, pretty_exceptions_enable=False,
     rich_markup_mode=None, context_settings={"help_option_names": ["-h", "--help"]},
     help="loa-mem: a git-native memory layer for AI agents and the people who work with them.",
 )
@@ -255,6 +205,13 @@ def run(argv: list[str]) -> int:
     register()
     try:
         app(args=argv, prog_name="loa-mem", standalone_mode=True)
+        code = 0
     except SystemExit as done:
-        return int(done.code or 0) if not isinstance(done.code, str) else 1
-    return 0
+        code = int(done.code or 0) if not isinstance(done.code, str) else 1
+    try:
+        sys.stdout.flush()
+    except OSError as failure:
+        if not failures.is_closed_pipe(failure):
+            raise
+        failures.quiet_closed_pipe()
+    return code

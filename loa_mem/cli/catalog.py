@@ -69,7 +69,7 @@ def _apps(module_names: list[str]) -> list[tuple[str, Any]]:
         add_commands = getattr(module, "add_commands", None)
         if add_commands is None:
             continue
-        app = typer.Typer()
+        app = typer.Typer(rich_markup_mode=None)
         add_commands(app)
         built.append((module_name, app))
     return built

@@ -125,7 +125,8 @@ def export_entries(
                    ] = "jsonl",
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write to this file "
                                                 "(default: stdout).")] = None,
-    category: Annotated[list[str] | None, typer.Option("-c", "--category")] = None,
+    category: Annotated[list[str] | None, typer.Option(
+        "-c", "--category", help="Only this category; repeat for several.")] = None,
     everything: Annotated[bool, typer.Option(
         "--all", help="Also archived, superseded and expired entries (jsonl always has "
         "them).")] = False,

@@ -22,19 +22,21 @@ if TYPE_CHECKING:
     from loa_mem.integrations.hooks import Changed
 
 Budget = Annotated[int | None, typer.Option(
-    "--budget", min=100, help="Token budget (default: context.budget_tokens, 2000); "
-    "tokens = ceil(characters / 4).")]
+    "--budget", min=100, metavar="TOKENS",
+    help="Token budget (default: context.budget_tokens, 2000); tokens = ceil(characters / 4).")]
 
 
 def context(
     budget: Budget = None,
-    query: Annotated[str, typer.Option("--query", help="Rank memories by relevance to Q.")] = "",
+    query: Annotated[str, typer.Option(
+        "--query", help="Rank memories by relevance to this query.")] = "",
     agent: Annotated[list[str] | None, typer.Option(
         "--agent", help="Add this agent's sidecar memories; repeat.")] = None,
     user: Annotated[str | None, typer.Option(
         "--user", help="Whose preferences (default: LOA_MEM_USER, else git user.email).")
                     ] = None,
-    output: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
+    output: Annotated[str, typer.Option("-f", "--format", help="markdown or json.")
+                      ] = "markdown",
     as_json: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     root: Root = None,
 ) -> None:

@@ -105,12 +105,20 @@ def supersede(
 
 def recall(
     query: Annotated[str, typer.Argument(help="Words to look for (optional).")] = "",
-    category: Annotated[list[str] | None, typer.Option("-c", "--category")] = None,
-    tag: Annotated[list[str] | None, typer.Option("-t", "--tag")] = None,
-    min_confidence: Annotated[float | None, typer.Option("--min-confidence")] = None,
-    limit: Annotated[int | None, typer.Option("--limit", min=1)] = None,
-    include_expired: bool = False, include_superseded: bool = False,
-    include_archived: bool = False,
+    category: Annotated[list[str] | None, typer.Option(
+        "-c", "--category", help="Only this category; repeat for several.")] = None,
+    tag: Annotated[list[str] | None, typer.Option(
+        "-t", "--tag", help="Only entries with this tag; repeat: all must match.")] = None,
+    min_confidence: Annotated[float | None, typer.Option(
+        "--min-confidence", help="Only entries at least this confident (0..1).")] = None,
+    limit: Annotated[int | None, typer.Option(
+        "--limit", min=1, help="At most this many results (default: "
+        "retrieval.max_per_query).")] = None,
+    include_expired: Annotated[bool, typer.Option(
+        help="Also entries past their expiry date.")] = False,
+    include_superseded: Annotated[bool, typer.Option(
+        help="Also entries a newer one replaced (a STATE column says which).")] = False,
+    include_archived: Annotated[bool, typer.Option(help="Also archived entries.")] = False,
     track: Annotated[bool, typer.Option("--track", help="Count an application of each result "
                                         "(writes and commits).")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show each part of each score.")

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from loa_mem.core.errors import LoaMemError, error_object
 from loa_mem.core.terminal import printable
 
 
@@ -87,3 +88,8 @@ def _rich(blocks: list[Block]) -> None:
 
 def error(message: str) -> None:
     sys.stderr.write(f"loa-mem: {printable(message, one_line=True)}\n")
+
+
+def error_json(failure: LoaMemError) -> None:
+    """The error as the one JSON object a --json caller reads from stdout."""
+    sys.stdout.write(to_json_text(error_object(failure)) + "\n")

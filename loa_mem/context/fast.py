@@ -1,7 +1,7 @@
 """`loa-mem context`, dispatched by `entry.main` before typer is imported.
 
 The session-start hook runs this before every agent session, so while the caches are fresh it
-imports only the standard library (json, sqlite3; argparse only for help and mistakes) and the
+imports only the standard library (json, sqlite3; help and mistakes go to the full CLI) and the
 light `context`, `scoring`, `tokens` and `clock` modules. Fresh means all of:
 - the config cache (`<git dir>/loa-mem/config.json`, written by `config.load`) has the
   signature (mtime, size) of `.loa.config.yaml` as it is now;
@@ -29,7 +29,6 @@ from loa_mem.core import clock
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Callable
     from typing import Any
 
@@ -40,40 +39,20 @@ SIDE_FORMAT = 1
 CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py is not light
 
 
-def parser() -> argparse.ArgumentParser:
-    import argparse  # only for help and mistakes: `quick_parse` reads the valid forms
-
-    parser = argparse.ArgumentParser(
-        prog="loa-mem context",
-        description="Print the session-start context: pinned files, expiry warnings, your "
-                    "applied preferences, agents' sidecar memories, the top memories of each "
-                    "category and the hot working set, cut to a token budget.")
-    parser.add_argument("--budget", type=int, metavar="TOKENS",
-                        help="token budget (default: context.budget_tokens, 2000); "
-                             f"at least {context.MIN_BUDGET}; tokens = ceil(characters / 4)")
-    parser.add_argument("--query", default="", metavar="Q",
-                        help="rank memories by relevance to Q (as recall does)")
-    parser.add_argument("--agent", action="append", default=[], metavar="A",
-                        help="add agent A's sidecar memories and relationships; repeat")
-    parser.add_argument("--user", default=None, help="whose preferences to add (default: "
-                        "LOA_MEM_USER, else git's user.email)")
-    parser.add_argument("--format", choices=("markdown", "json"), default="markdown")
-    parser.add_argument("--json", action="store_true", help="same as --format json")
-    parser.add_argument("--root", default=None,
-                        help="store root (default: LOA_MEM_ROOT, else the git top level)")
-    return parser
-
-
-def main(argv: list[str], slow: Slow, crash: Callable[[list[str]], int]) -> int:
-    """The hook: `slow` builds the block when a cache is stale (it opens the `Store`); `crash`
-    runs the command through the CLI when loading failed with a bug, for its one line, crash
-    log and exit 3. Both are passed in by `entry.main`, so this module imports neither."""
-    options, root = quick_parse(argv) or _parse(argv)
+def main(argv: list[str], slow: Slow, full: Callable[[list[str]], int]) -> int:
+    """The hook: `slow` builds the block when a cache is stale (it opens the `Store`); `full`
+    runs the command through the CLI, for help, a mistake on the command line (the one help
+    and error style of every command) and a failure that is a bug (its one line, crash log and
+    exit 3). Both are passed in by `entry.main`, so this module imports neither."""
+    parsed = quick_parse(argv)
+    if parsed is None:
+        return full(["context", *argv])
+    options, root = parsed
     try:
         block = load(root, options, slow)
     except Exception as failure:
         if not fail_open(failure):
-            return crash(["context", *argv])
+            return full(["context", *argv])
         return 0
     write(block, options.format)
     return 0
@@ -105,28 +84,20 @@ def write(block: context.Block | None, output: str) -> None:
         sys.stdout.write(render(block, output))
 
 
-def _parse(argv: list[str]) -> tuple[context.Options, str | None]:
-    """Through argparse: help, and a usage error (exit 2) for anything wrong."""
-    command = parser()
-    args = command.parse_args(argv)
-    if args.budget < context.MIN_BUDGET if args.budget is not None else False:
-        command.error(f"--budget must be at least {context.MIN_BUDGET} tokens")
-    return context.Options(budget=args.budget, query=args.query, agents=tuple(args.agent),
-                           output="json" if args.json else args.format, user=args.user), args.root
-
-
 _VALUED = ("--budget", "--query", "--agent", "--user", "--format", "--root")
+_SHORT = {"-f": "--format"}
 
 
 def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
     """The valid forms of the options above, without building an argparse parser (its gettext
     look-ups and terminal probing cost ~7 ms of the hook's 50). None for anything else (help,
-    mistakes), which `_parse` then handles with argparse's messages."""
+    mistakes), which the full CLI then answers."""
     given: dict[str, list[str]] = {name: [] for name in _VALUED}
     as_json = False
     rest = iter(argv)
     for arg in rest:
         name, equals, value = arg.partition("=")
+        name = _SHORT.get(name, name)
         if arg == "--json":
             as_json = True
             continue

@@ -1,6 +1,6 @@
 """The one exception family that reaches users, and the exit codes of the command contract.
 
-Core code raises these; only `loa_mem.cli.app.run` turns them into a message and an exit code.
+Core code raises these; only `loa_mem.cli.failures` turns them into a message and an exit code.
 A message says what went wrong and where; `hint` says what to do about it.
 """
 
@@ -132,3 +132,9 @@ _MACHINE_FAULTS = {
     errno.ENAMETOOLONG: "use a shorter path",
     errno.ELOOP: "a symbolic link loops; fix or remove it",
 }
+
+
+def error_object(error: LoaMemError) -> dict[str, dict[str, str]]:
+    """The JSON form of an error, printed on stdout under --json: one object, always the
+    same three keys."""
+    return {"error": {"kind": error.kind, "message": error.message, "hint": error.hint}}

@@ -1,0 +1,125 @@
+"""loa-mem in a terminal: one help style, one error style, quiet closed pipes, shell
+completion, and (at 80 columns) ids and paths that are never cut."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import terminal_support
+from tests.conftest import Cli, run_loa_mem
+
+
+def test_bare_loa_mem_prints_its_help_and_succeeds(tmp_path: Path) -> None:
+    done = run_loa_mem(tmp_path)
+
+    assert done.returncode == 0
+    assert done.stdout.startswith("Usage: loa-mem [OPTIONS] COMMAND")
+    assert "recall" in done.stdout and done.stderr == ""
+
+
+def test_a_bare_group_prints_its_help_and_succeeds(tmp_path: Path) -> None:
+    done = run_loa_mem(tmp_path, "trust")
+
+    assert done.returncode == 0
+    assert done.stdout.startswith("Usage: loa-mem trust [OPTIONS] COMMAND")
+
+
+def test_recall_help_at_80_columns_has_text_for_every_option(tmp_path: Path) -> None:
+    done = run_loa_mem(tmp_path, "recall", "--help", env={"COLUMNS": "80"})
+
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    assert "…" not in done.stdout and "╭" not in done.stdout
+    options = lines[lines.index("Options:") + 1:]
+    for line in options:
+        if line.strip().startswith("-"):
+            _, _, text = line.strip().partition("  ")
+            # a flag pair too long to share its line has its text on the next line
+            following = options[options.index(line) + 1] if line != options[-1] else ""
+            assert text.strip() or following.startswith(" " * 10), line
+    for flag in ("--include-superseded / --no-include-superseded", "--min-confidence",
+                 "-c, --category CATEGORY", "--explain"):
+        assert flag in done.stdout
+
+
+@pytest.mark.parametrize(("path", "command"), list(terminal_support.commands()),
+                         ids=[" ".join(p) for p, _ in terminal_support.commands()])
+def test_every_option_of_every_command_says_what_it_does(path: list[str],
+                                                         command: object) -> None:
+    params = getattr(command, "params", [])
+    undocumented = [p.opts[0] for p in params if p.param_type_name == "option" and not p.help]
+    assert undocumented == []
+
+
+def test_one_help_style_everywhere(tmp_path: Path) -> None:
+    for args in (("remember", "--help"), ("context", "--help"), ("pref", "set", "--help")):
+        done = run_loa_mem(tmp_path, *args, env={"COLUMNS": "80"})
+        assert done.returncode == 0, args
+        assert done.stdout.startswith(f"Usage: loa-mem {' '.join(args[:-1])} [OPTIONS]"), args
+        for placeholder in ("<str>", "<float>", "{content}", "╭", "usage: loa-mem"):
+            assert placeholder not in done.stdout, (args, placeholder)
+    assert "[OPTIONS] CONTENT" in run_loa_mem(tmp_path, "remember", "-h").stdout
+
+
+def test_one_error_style_for_usage_mistakes(tmp_path: Path) -> None:
+    for args, hint in ((("recall", "--bogus"), "see 'loa-mem recall --help'"),
+                       (("no-such-command",), "see 'loa-mem --help'"),
+                       (("context", "--budget", "5"), "see 'loa-mem context --help'"),
+                       (("trust", "score", "--bogus"), "see 'loa-mem trust score --help'")):
+        done = run_loa_mem(tmp_path, *args)
+        assert done.returncode == 2, args
+        assert done.stdout == ""
+        [line] = done.stderr.splitlines()
+        assert line.startswith("loa-mem: usage: ") and line.endswith(hint), line
+
+
+def test_user_errors_are_one_line_with_what_to_do(tmp_path: Path) -> None:
+    done = run_loa_mem(tmp_path, "recall")
+
+    assert done.returncode == 1
+    [line] = done.stderr.splitlines()
+    assert line.startswith("loa-mem: not-a-repo: ") and "loa-mem init" in line
+
+
+@pytest.mark.parametrize("args", [("recall", "--help"), ("--help",), ("recall",),
+                                  ("history", "--help")])
+def test_a_closed_pipe_ends_quietly(store: Path, cli: Cli, args: tuple[str, ...]) -> None:
+    for n in range(30):
+        cli.ok("remember", f"Fact number {n} about the build pipeline.", "-c", "fact")
+    pipeline = (f"{sys.executable} -m loa_mem {' '.join(args)} | head -1; "
+                "echo \"status ${PIPESTATUS[0]}\" >&2")
+    done = subprocess.run(["bash", "-c", pipeline], cwd=store, capture_output=True, text=True,
+                          env={**os.environ}, check=False)
+
+    assert len(done.stdout.splitlines()) == 1
+    assert done.stderr.splitlines() == ["status 0"], done.stderr
+
+
+def test_shell_completion_completes_commands_and_options(tmp_path: Path) -> None:
+    def complete(words: str) -> list[str]:
+        done = run_loa_mem(tmp_path, env={"_LOA_MEM_COMPLETE": "complete_bash",
+                                          "COMP_WORDS": words,
+                                          "COMP_CWORD": str(len(words.split()) - 1)})
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert "recall" in complete("loa-mem rec")
+    assert set(complete("loa-mem recall --incl")) == {
+        "--include-expired", "--include-superseded", "--include-archived"}
+    assert "score" in complete("loa-mem trust sc")
+
+
+def test_the_completion_script_can_be_shown_and_installed(tmp_path: Path) -> None:
+    shown = run_loa_mem(tmp_path, "--show-completion", "bash")
+    assert shown.returncode == 0 and "_LOA_MEM_COMPLETE" in shown.stdout
+
+    installed = run_loa_mem(tmp_path, "--install-completion", "bash", env={"SHELL": "/bin/bash"})
+    assert installed.returncode == 0, installed.stderr
+    assert "_LOA_MEM_COMPLETE" in (Path(os.environ["HOME"]) / ".bashrc").read_text() or any(
+        "loa-mem" in p.name for p in Path(os.environ["HOME"]).rglob("*"))
