@@ -7,10 +7,12 @@ How it works, and what must always hold:
   the user's cache and keeps a prepared copy there (the token matrix as one `.npy` file and the
   tokenizer), so a query costs a tokenizer call and a few rows of that matrix, never an import
   of model2vec or torch.
-- Entry vectors live in the derived index (`<git dir>/loa-mem/index.sqlite3`, table
-  `entry_vectors`, keyed by the entry's row). A trigger drops an entry's vector when its row
-  goes, so a re-parsed file, a clone or a deleted index re-embeds exactly what changed, at the
-  next recall. The grimoire files stay the only truth.
+- Entry vectors live in `<git dir>/loa-mem/vectors.bin` beside the derived index (a float32
+  matrix under a header whose generation stamp ties it to the index), memory-mapped by a query;
+  the index's table `entry_vectors` maps each entry row to its row of the file, and a trigger
+  drops that mapping when the entry's row goes, so a re-parsed file re-embeds exactly what
+  changed, at the next recall; a clone, a deleted index or a damaged file rebuild it
+  (`vectors.py`). The grimoire files stay the only truth.
 - `fusion.py` turns a query into one relevance per candidate: lexical (bm25), semantic
   (cosine) or hybrid (reciprocal rank fusion of both rankings); the recall score then applies
   recency, confidence and tier to it exactly as it does to bm25 (see `loa_mem.recall`).

@@ -3,9 +3,11 @@
 - lexical: bm25 over content, summary and tags (computed in SQL by `loa_mem.scoring`; this
   module returns None and leaves it there).
 - semantic: the cosine of the query's vector with the entry's, for the `depth` nearest.
-- hybrid: reciprocal rank fusion of the two rankings, sum over both of 1 / (60 + rank), each
-  ranking cut at `depth`. Fusing ranks, not scores, needs no calibration between bm25 and
-  cosine.
+- hybrid: reciprocal rank fusion of the two rankings, each cut at `depth`: 1 / (60 + rank)
+  from the semantic one plus 0.5 x share / (60 + rank) from the lexical one, where share is
+  the entry's bm25 relative to the best match. Fusing ranks needs no calibration between bm25
+  and cosine; the lexical list weighs less because for a paraphrase it is mostly noise, and
+  its share keeps a weak word match from counting like a strong one.
 
 The recall score then treats the result as it treats bm25: divided by the best candidate's, then
 weighed with confidence, recency and tier.
@@ -26,6 +28,8 @@ from typing import Any, NamedTuple
 from loa_mem.memory.semantic import MODES
 
 RRF_K = 60
+# the lexical ranking's weight in hybrid fusion, times its bm25 relative to the best match
+LEXICAL_WEIGHT = 0.5
 _NEEDED = ("numpy", "tokenizers", "model2vec")
 
 
@@ -89,12 +93,7 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
         if chosen.explicit:
             raise
         return None  # auto mode: lexical until the model was fetched by an explicit recall
-    from loa_mem.memory.semantic import vectors  # numpy: only once there is a model to use
-    vectors.sync(db, encoder)
-    rowids, cosines = vectors.similarities(db, where, args, encoder.encode([query])[0],
-                                           encoder.dim)
-    order = sorted(range(len(rowids)), key=lambda i: (-float(cosines[i]), rowids[i]))[:depth]
-    semantic = [(rowids[i], float(cosines[i])) for i in order if cosines[i] > 0]
+    semantic = _semantic(db, where, args, encoder, query, depth)
     if chosen.mode == "semantic":
         return Relevance({r: c for r, c in semantic},
                          {r: {"semantic": round(c, 4)} for r, c in semantic}, "semantic")
@@ -103,13 +102,28 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
     parts: dict[int, dict[str, float]] = {}
     best = lexical[0][1] if lexical else 1.0
     for rank, (rowid, score) in enumerate(lexical, 1):
-        fused[rowid] = fused.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
-        parts.setdefault(rowid, {"lexical": 0.0, "semantic": 0.0})["lexical"] = round(
-            max(score, 0.0) / max(best, 1e-9), 4)
+        share = max(score, 0.0) / max(best, 1e-9)
+        fused[rowid] = fused.get(rowid, 0.0) + LEXICAL_WEIGHT * share / (RRF_K + rank)
+        parts.setdefault(rowid, {"lexical": 0.0, "semantic": 0.0})["lexical"] = round(share, 4)
     for rank, (rowid, cosine) in enumerate(semantic, 1):
         fused[rowid] = fused.get(rowid, 0.0) + 1.0 / (RRF_K + rank)
         parts.setdefault(rowid, {"lexical": 0.0, "semantic": 0.0})["semantic"] = round(cosine, 4)
     return Relevance(fused, parts, "hybrid")
+
+
+def _semantic(db: Any, where: list[str], args: list[object], encoder: Any, query: str,
+              depth: int) -> list[tuple[int, float]]:
+    """The `depth` candidates nearest the query, nearest first (ties by row), cosine > 0."""
+    import numpy as np
+
+    from loa_mem.memory.semantic import vectors
+
+    found = vectors.sync(db, encoder)
+    rowids, cosines = vectors.similarities(db, where, args, encoder.encode([query])[0], found)
+    if not rowids:
+        return []
+    order = np.lexsort((np.asarray(rowids), -cosines))[:depth]
+    return [(rowids[i], float(cosines[i])) for i in order if cosines[i] > 0]
 
 
 def _lexical(db: Any, where: list[str], args: list[object], query: str, depth: int

@@ -1,15 +1,30 @@
-"""Entry vectors in the derived index, beside the full-text table.
+"""Entry vectors in a memory-mapped file beside the derived index.
 
-`entry_vectors(rowid, vec)` holds one float32 unit vector per entry row of `entries`. A trigger
-removes a row's vector when the row goes (a re-parsed file, a forgotten entry), and `sync`
-embeds whatever rows have none, so vectors follow the files without any writer knowing about
-them. The meta key `vectors_model` names the prepared model they came from; another model
-clears them all.
+`<git dir>/loa-mem/vectors.bin` is a 64-byte header (magic, format, dimensions, row count, a
+generation stamp and the model's fingerprint) followed by a float32 matrix, one unit vector per
+row. A query maps the file (numpy memmap) and multiplies it by the query's vector: nothing is
+loaded whole, nothing is copied out of SQLite.
+
+Which row belongs to which entry is in the index itself: `entry_vectors(rowid, slot)`, with a
+trigger that removes an entry's slot when its row of `entries` goes (a re-parsed file, a
+forgotten entry). `sync` embeds the entries that have no slot and appends their vectors, so a
+remember costs the next recall one entry. The generation stamp ties the file to the index:
+the index's `meta` row `vectors_generation` must equal the file's, so a deleted or rebuilt
+index (a clone, a schema change), a deleted or damaged file, or another model rebuilds the
+whole file (10,000 entries in about a second). Rows left unused by removed entries are
+dropped by that rebuild once they outnumber the used ones.
+
+An index held in memory (a read-only checkout) keeps its vectors in memory too.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import hashlib
+import os
+import secrets
+import struct
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     import sqlite3
@@ -19,11 +34,30 @@ if TYPE_CHECKING:
 
     from loa_mem.memory.semantic.model import Encoder
 
+MAGIC = b"LOAVECS\0"
+FORMAT = 1
+HEADER = struct.Struct("<8sIIQ16s16s")  # magic, format, dim, rows, generation, model
+HEADER_SIZE = 64
+FILE_NAME = "vectors.bin"
+BATCH = 2048  # entries embedded per encode call
+
 _DDL = """
-CREATE TABLE IF NOT EXISTS entry_vectors(rowid INTEGER PRIMARY KEY, vec BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS entry_vectors(rowid INTEGER PRIMARY KEY, slot INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS entry_vectors_gone AFTER DELETE ON entries
 BEGIN DELETE FROM entry_vectors WHERE rowid = old.rowid; END;
 """
+
+
+class Header(NamedTuple):
+    dim: int
+    rows: int
+    generation: str
+    model: str
+
+
+class Vectors(NamedTuple):
+    matrix: npt.NDArray[np.float32]  # rows x dim, unit vectors (a memmap when on disk)
+    dim: int
 
 
 def text_of(content: str, summary: str, tags: str) -> str:
@@ -36,45 +70,161 @@ def text_of(content: str, summary: str, tags: str) -> str:
     return "\n".join(parts)
 
 
-def sync(db: sqlite3.Connection, encoder: Encoder) -> int:
-    """Embed every entry row that has no vector yet; return how many were embedded."""
+def fingerprint(key: str) -> str:
+    return hashlib.sha1(key.encode()).hexdigest()[:32]
+
+
+def file_of(db: sqlite3.Connection) -> Path | None:
+    """The vectors file beside the index file, or None for an index held in memory."""
+    for _, name, path in db.execute("PRAGMA database_list"):
+        if name == "main":
+            return Path(path).with_name(FILE_NAME) if path else None
+    return None
+
+
+def read_header(path: Path) -> Header | None:
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(HEADER_SIZE)
+        magic, form, dim, rows, generation, model = HEADER.unpack_from(raw)
+        size = path.stat().st_size
+    except (OSError, struct.error):
+        return None
+    if magic != MAGIC or form != FORMAT or dim <= 0 or size < HEADER_SIZE + rows * dim * 4:
+        return None
+    return Header(dim, rows, generation.hex(), model.hex())
+
+
+def _meta(db: sqlite3.Connection, key: str) -> str | None:
+    row = db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+    return str(row[0]) if row else None
+
+
+def _current(db: sqlite3.Connection, path: Path, model: str) -> Header | None:
+    """The file's header when the file is whole, of this index and model, and every entry has
+    a row in it; else None (the file must be brought up to date)."""
+    header = read_header(path)
+    if header is None or header.model != model:
+        return None
+    if _meta(db, "vectors_generation") != header.generation:
+        return None
+    entries, slots, top = db.execute(
+        "SELECT (SELECT count(*) FROM entries), (SELECT count(*) FROM entry_vectors), "
+        "(SELECT max(slot) FROM entry_vectors)").fetchone()
+    if entries != slots or (top is not None and top >= header.rows):
+        return None
+    return header
+
+
+def sync(db: sqlite3.Connection, encoder: Encoder) -> Vectors:
+    """The vectors of every entry of the index, embedding those that have none yet."""
     import numpy as np
 
     db.executescript(_DDL)
-    db.execute("BEGIN IMMEDIATE")
+    path = file_of(db)
+    model = fingerprint(encoder.key)
+    if path is None:
+        return _in_memory(db, encoder)
+    header = _current(db, path, model)
+    if header is None:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            header = _current(db, path, model) or _update(db, path, encoder, model)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+    if header.rows == 0:
+        return Vectors(np.zeros((0, header.dim), dtype=np.float32), header.dim)
+    matrix = np.memmap(path, dtype=np.float32, mode="r", offset=HEADER_SIZE,
+                       shape=(header.rows, header.dim))
+    return Vectors(matrix, header.dim)
+
+
+def _texts(rows: list[Any]) -> list[str]:
+    return [text_of(c or "", s or "", t or "") for _, c, s, t in rows]
+
+
+_UNEMBEDDED = ("SELECT e.rowid, t.content, t.summary, t.tags FROM entries e "
+               "JOIN entry_text t ON t.rowid = e.rowid "
+               "WHERE e.rowid NOT IN (SELECT rowid FROM entry_vectors) ORDER BY e.rowid")
+
+
+def _update(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -> Header:
+    """Append the missing entries' vectors, or rebuild the file when it does not belong to
+    this index and model, is damaged, or holds more unused rows than used ones."""
+    header = read_header(path)
+    used = db.execute("SELECT count(*) FROM entry_vectors").fetchone()[0]
+    if (header is None or header.model != model or header.dim != encoder.dim
+            or _meta(db, "vectors_generation") != header.generation
+            or header.rows - used > max(used, 1000)):
+        return _rebuild(db, path, encoder, model)
+    top = db.execute("SELECT max(slot) FROM entry_vectors").fetchone()[0]
+    if top is not None and top >= header.rows:
+        return _rebuild(db, path, encoder, model)
+    missing = db.execute(_UNEMBEDDED).fetchall()
+    if not missing:
+        return header
+    vectors = encoder.encode(_texts(missing))
+    with path.open("r+b") as handle:
+        handle.seek(HEADER_SIZE + header.rows * header.dim * 4)
+        handle.write(vectors.tobytes())
+        handle.flush()
+        rows = header.rows + len(missing)
+        handle.seek(0)
+        handle.write(HEADER.pack(MAGIC, FORMAT, header.dim, rows,
+                                 bytes.fromhex(header.generation), bytes.fromhex(model)))
+    db.executemany("INSERT OR REPLACE INTO entry_vectors VALUES(?, ?)",
+                   [(r[0], header.rows + i) for i, r in enumerate(missing)])
+    return Header(header.dim, rows, header.generation, model)
+
+
+def _rebuild(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -> Header:
+    db.execute("DELETE FROM entry_vectors")
+    generation = secrets.token_hex(16)
+    rows = db.execute(_UNEMBEDDED).fetchall()
+    tmp = path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
     try:
-        row = db.execute("SELECT value FROM meta WHERE key='vectors_model'").fetchone()
-        if row is None or row[0] != encoder.key:
-            db.execute("DELETE FROM entry_vectors")
-            db.execute("INSERT OR REPLACE INTO meta VALUES('vectors_model', ?)", (encoder.key,))
-        missing = db.execute(
-            "SELECT e.rowid, t.content, t.summary, t.tags FROM entries e "
-            "JOIN entry_text t ON t.rowid = e.rowid "
-            "WHERE e.rowid NOT IN (SELECT rowid FROM entry_vectors)").fetchall()
-        if missing:
-            vectors = encoder.encode([text_of(c or "", s or "", t or "")
-                                      for _, c, s, t in missing])
-            db.executemany("INSERT OR REPLACE INTO entry_vectors VALUES(?, ?)",
-                           [(r[0], np.ascontiguousarray(v).tobytes())
-                            for r, v in zip(missing, vectors, strict=False)])
-        db.execute("COMMIT")
-    except BaseException:
-        if db.in_transaction:
-            db.execute("ROLLBACK")
-        raise
-    return len(missing)
+        with tmp.open("wb") as handle:
+            handle.write(HEADER.pack(MAGIC, FORMAT, encoder.dim, len(rows),
+                                     bytes.fromhex(generation), bytes.fromhex(model)).ljust(
+                HEADER_SIZE, b"\0"))
+            for start in range(0, len(rows), BATCH):
+                handle.write(encoder.encode(_texts(rows[start:start + BATCH])).tobytes())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    db.executemany("INSERT INTO entry_vectors VALUES(?, ?)",
+                   [(r[0], slot) for slot, r in enumerate(rows)])
+    db.execute("INSERT OR REPLACE INTO meta VALUES('vectors_generation', ?)", (generation,))
+    return Header(encoder.dim, len(rows), generation, model)
+
+
+def _in_memory(db: sqlite3.Connection, encoder: Encoder) -> Vectors:
+    """An index held in memory (it cannot be written): every entry embedded for this query."""
+    import numpy as np
+
+    db.execute("DELETE FROM entry_vectors")
+    rows = db.execute("SELECT e.rowid, t.content, t.summary, t.tags FROM entries e "
+                      "JOIN entry_text t ON t.rowid = e.rowid ORDER BY e.rowid").fetchall()
+    db.executemany("INSERT INTO entry_vectors VALUES(?, ?)",
+                   [(r[0], slot) for slot, r in enumerate(rows)])
+    matrix = encoder.encode(_texts(rows)) if rows else np.zeros((0, encoder.dim), np.float32)
+    return Vectors(matrix, encoder.dim)
 
 
 def similarities(db: sqlite3.Connection, where: list[str], args: list[object],
-                 query: npt.NDArray[np.float32], dim: int) -> tuple[list[int],
-                                                                    npt.NDArray[np.float32]]:
+                 query: npt.NDArray[np.float32], vectors: Vectors
+                 ) -> tuple[list[int], npt.NDArray[np.float32]]:
     """The candidates (entries `e` meeting `where`) that have a vector, and the cosine of each
     with the unit vector `query`."""
     import numpy as np
 
-    rows = db.execute("SELECT v.rowid, v.vec FROM entries e JOIN entry_vectors v "
+    rows = db.execute("SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v "
                       "ON v.rowid = e.rowid WHERE " + " AND ".join(where), args).fetchall()
-    if not rows:
+    if not rows or len(vectors.matrix) == 0:
         return [], np.zeros(0, dtype=np.float32)
-    matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(-1, dim)
-    return [int(r[0]) for r in rows], matrix @ query
+    scores = np.asarray(vectors.matrix @ query, dtype=np.float32)
+    slots = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
+    return [int(r[0]) for r in rows], scores[slots]

@@ -1,0 +1,120 @@
+"""The vectors file `<git dir>/loa-mem/vectors.bin`: built by the first semantic recall, one row
+appended per new entry, rebuilt whenever it no longer belongs to the index (a clone, a deleted
+index, a damaged or foreign file), and never a source of truth."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests import support
+from tests.conftest import Cli, git, run_loa_mem
+from tests.semantic_support import build_model
+from tests.test_semantic import FLAKY, OFFICE, POSTGRES, configure, cosine, ids
+
+
+@pytest.fixture
+def semantic_cli(cli: Cli, store: Path, tmp_path: Path) -> Cli:
+    configure(store, model=str(build_model(tmp_path)))
+    return cli
+
+
+def vectors_file(root: Path) -> Path:
+    return root / ".git" / "loa-mem" / "vectors.bin"
+
+
+def header(root: Path) -> tuple[int, int, str]:
+    """(rows, dimensions, generation) as the file says."""
+    from loa_mem.memory.semantic import vectors
+
+    found = vectors.read_header(vectors_file(root))
+    assert found is not None, "no whole vectors file"
+    return found.rows, found.dim, found.generation
+
+
+def test_the_first_semantic_recall_writes_one_row_per_entry(semantic_cli: Cli,
+                                                            store: Path) -> None:
+    support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    support.remember(semantic_cli, FLAKY, "learning")
+    assert not vectors_file(store).exists()  # remember embeds nothing
+
+    semantic_cli.ok("recall", "relational store", "--mode", "semantic")
+    rows, dim, _ = header(store)
+    assert (rows, dim) == (2, 16)
+    assert vectors_file(store).stat().st_size == 64 + 2 * 16 * 4
+
+
+def test_a_remember_appends_one_row_and_keeps_the_generation(semantic_cli: Cli,
+                                                             store: Path) -> None:
+    support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    semantic_cli.ok("recall", "relational store", "--mode", "semantic")
+    _, _, generation = header(store)
+
+    flaky = support.remember(semantic_cli, FLAKY, "learning")
+    assert ids(semantic_cli, "pytest suite", "--mode", "semantic")[0] == flaky
+    assert header(store) == (2, 16, generation)
+
+    semantic_cli.ok("recall", "pytest suite", "--mode", "semantic")
+    assert header(store) == (2, 16, generation)  # nothing new: nothing written
+
+
+def test_a_hand_edit_re_embeds_the_edited_entry(semantic_cli: Cli, store: Path) -> None:
+    postgres = support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    assert cosine(semantic_cli, "relational store", postgres) > 0.8
+
+    path = support.grimoire(store, "decision")
+    path.write_text(path.read_text(encoding="utf-8").replace(
+        POSTGRES, "Ship every release to production on Monday."), encoding="utf-8")
+    assert cosine(semantic_cli, "kubernetes rollout", postgres) > 0.8
+    assert cosine(semantic_cli, "relational store", postgres) < 0.3
+
+
+def test_a_clone_builds_its_own_vectors(semantic_cli: Cli, store: Path, tmp_path: Path) -> None:
+    postgres = support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    semantic_cli.ok("recall", "relational store", "--mode", "semantic")
+    git(store, "commit", "-qam", "semantic model")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store), str(clone))
+    assert not vectors_file(clone).exists()  # nothing semantic is committed
+
+    out = run_loa_mem(clone, "recall", "relational store", "--mode", "semantic", "--json")
+    assert out.returncode == 0, out.stderr
+    assert postgres in out.stdout
+    assert header(clone)[0] == 1 and header(clone)[2] != header(store)[2]
+
+
+@pytest.mark.parametrize("damage", ["deleted index", "deleted file", "truncated file",
+                                    "foreign file"])
+def test_a_file_that_does_not_belong_to_the_index_is_rebuilt(
+        semantic_cli: Cli, store: Path, damage: str) -> None:
+    postgres = support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    office = support.remember(semantic_cli, OFFICE, "fact")
+    before = cosine(semantic_cli, "office monday", office)
+    _, _, generation = header(store)
+    target = vectors_file(store)
+    if damage == "deleted index":
+        store.joinpath(".git", "loa-mem", "index.sqlite3").unlink()
+    elif damage == "deleted file":
+        target.unlink()
+    elif damage == "truncated file":
+        target.write_bytes(target.read_bytes()[:100])
+    else:  # another index's file (same model and size): only its generation differs
+        raw = bytearray(target.read_bytes())
+        raw[24:40] = bytes(16)
+        target.write_bytes(bytes(raw))
+
+    assert ids(semantic_cli, "relational store", "--mode", "semantic")[0] == postgres
+    assert cosine(semantic_cli, "office monday", office) == before > 0
+    rows, _, rebuilt = header(store)
+    assert rows == 2 and rebuilt != generation
+
+
+def test_another_model_rebuilds_the_file(semantic_cli: Cli, store: Path) -> None:
+    support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    semantic_cli.ok("recall", "relational store", "--mode", "semantic")
+    assert header(store)[1] == 16
+
+    configure(store, dimensions=8)
+    semantic_cli.ok("recall", "relational store", "--mode", "semantic")
+    assert header(store)[1] == 8
