@@ -19,7 +19,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-TOOLS = {"remember", "recall", "supersede", "forget", "advise", "context"}
+TOOLS = {"remember", "recall", "show", "supersede", "forget", "feedback", "advise", "context"}
 
 
 def _error(result: Any) -> bool:

@@ -154,8 +154,8 @@ def export_entries(
 
 
 def mcp(root: Root = None) -> None:
-    """Serve the Model Context Protocol on stdio (tools: remember, recall, supersede, forget,
-    advise, context). Needs the mcp extra: pip install 'loa-mem[mcp]'."""
+    """Serve the Model Context Protocol on stdio (tools: remember, recall, show, supersede,
+    forget, feedback, advise, context). Needs the mcp extra: pip install 'loa-mem[mcp]'."""
     from loa_mem.integrations.mcp import serve
 
     serve(root)

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from loa_mem.integrations.hooks import Changed
 
 Budget = Annotated[int | None, typer.Option(
-    "--budget", min=100, metavar="TOKENS",
+    "--budget", metavar="TOKENS",
     help="Token budget (default: context.budget_tokens, 2000); tokens = ceil(characters / 4).")]
 
 
@@ -47,6 +47,8 @@ def context(
 
     if output not in ("markdown", "json"):
         raise typer.BadParameter("use markdown or json", param_hint="--format")
+    if ctx.budget_problem(budget):
+        raise typer.BadParameter(str(ctx.budget_problem(budget, "budget")), param_hint="--budget")
     options = ctx.Options(budget=budget, query=query, agents=tuple(agent or ()),
                           output="json" if as_json else output, user=user)
     try:

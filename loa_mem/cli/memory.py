@@ -112,7 +112,7 @@ def recall(
     min_confidence: Annotated[float | None, typer.Option(
         "--min-confidence", help="Only entries at least this confident (0..1).")] = None,
     limit: Annotated[int | None, typer.Option(
-        "--limit", min=1, help="At most this many results (default: "
+        "--limit", help="At most this many results (default: "
         "retrieval.max_per_query).")] = None,
     include_expired: Annotated[bool, typer.Option(
         help="Also entries past their expiry date.")] = False,
@@ -129,9 +129,11 @@ def recall(
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Find the memories that matter now, best first. Read-only unless --track."""
-    from loa_mem.memory.commands.read import default_filters
+    from loa_mem.memory.commands.read import default_filters, limit_problem
     from loa_mem.memory.commands.read import recall as do_recall
 
+    if limit_problem(limit):
+        raise typer.BadParameter(str(limit_problem(limit, "limit")), param_hint="--limit")
     for name in category or []:
         model.check_category(name)
     store = _store(root)

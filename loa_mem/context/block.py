@@ -30,6 +30,15 @@ if TYPE_CHECKING:
 
 DEFAULTS = {"budget_tokens": 2000, "per_category": 5}
 MIN_BUDGET = 100
+
+
+def budget_problem(budget: int | None, name: str = "--budget") -> str | None:
+    """What is wrong with a requested token budget (the command line's and the MCP tool's
+    check), or None."""
+    if budget is None or budget >= MIN_BUDGET:
+        return None
+    return f"{name} must be at least {MIN_BUDGET} tokens (got {budget})"
+
 MAX_LINE = 240
 _PLURAL = {"fact": "Facts", "decision": "Decisions", "learning": "Learnings", "error": "Errors",
            "preference": "Preferences"}

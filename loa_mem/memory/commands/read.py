@@ -24,6 +24,14 @@ def recall(store: Store, filters: Filters, track: bool, actor: str,
     return Recalled(filters.query, hits, tracked=True, commit=sha)
 
 
+def limit_problem(limit: int | None, name: str = "--limit") -> str | None:
+    """What is wrong with a requested number of results (the command line's and the MCP
+    tool's check), or None."""
+    if limit is None or limit >= 1:
+        return None
+    return f"{name} must be at least 1 (got {limit})"
+
+
 def default_filters(store: Store, **given: Any) -> Filters:
     retrieval = store.config.retrieval
     values: dict[str, Any] = {"min_confidence": float(retrieval["min_confidence"]),
