@@ -161,8 +161,8 @@ def test_every_refusal_is_a_tool_error_with_the_clis_message(store: Path) -> Non
 
 @pytest.mark.parametrize(("args", "message"), [
     (("recall", "--limit", "-1"), "limit must be at least 1 (got -1)"),
-    (("context", "--budget", "0"), "--budget must be at least 100 tokens (got 0)"),
-    (("context", "--budget", "-5"), "--budget must be at least 100 tokens (got -5)"),
+    (("context", "--budget", "0"), "budget must be at least 100 tokens (got 0)"),
+    (("context", "--budget", "-5"), "budget must be at least 100 tokens (got -5)"),
 ])
 def test_the_command_line_refuses_the_same_values(store: Path, args: tuple[str, ...],
                                                   message: str) -> None:
