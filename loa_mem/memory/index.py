@@ -18,11 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loa_mem.core import spanhash
 from loa_mem.core.clock import parse
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
 
-SCHEMA_VERSION = "9"
+SCHEMA_VERSION = "10"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -31,10 +32,11 @@ CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size I
 CREATE TABLE IF NOT EXISTS entries(
     rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
     category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT,
-    superseded_by TEXT, norm TEXT, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
+    superseded_by TEXT, norm INTEGER, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
     key_lines TEXT, data TEXT, text_hash INTEGER);
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
+-- norm: the 64-bit hash (core.spanhash) of the normalized content, for duplicate detection
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
 -- Covers the live-entry filters (recall's candidates, the context's counts and expiry
 -- warnings) so they read this index instead of every row's JSON.
@@ -68,6 +70,8 @@ Span = tuple[Any, int, int, dict[str, int], int]
 
 
 Signature = tuple[int, int]
+
+_COMPACT = (",", ":")
 
 
 
@@ -112,9 +116,10 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
            str(source.get("timestamp") or ""), _epoch(source.get("timestamp")),
            str(data["expires_at"]) if data.get("expires_at") else None,
            str(data["superseded_by"]) if data.get("superseded_by") else None,
-           normalized(content), f" {tag_text} ",
+           spanhash.digest(normalized(content)), f" {tag_text} ",
            tier(effectiveness if isinstance(effectiveness, dict) else None),
-           first, last, json.dumps(key_offsets), json.dumps(data, default=str), text_hash)
+           first, last, json.dumps(key_offsets, separators=_COMPACT),
+           json.dumps(data, default=str, separators=_COMPACT), text_hash)
     return row, (content, str(data.get("summary") or ""), tag_text)
 
 
@@ -139,6 +144,10 @@ class Index:
                 raise sqlite3.OperationalError("read-only")
             self.db = sqlite3.connect(path, timeout=30, isolation_level=None)
             self.db.execute("PRAGMA busy_timeout=30000")
+            # derived data: a power cut may lose the last commit (WAL keeps the file whole),
+            # which the next command rebuilds from the files; fsync on every commit costs more
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.execute("PRAGMA cache_size=-32000")
             if self._version() != SCHEMA_VERSION:
                 self._reset()
         except sqlite3.OperationalError:
@@ -323,7 +332,7 @@ class Index:
         row = self.db.execute(
             "SELECT id FROM entries WHERE norm=? AND category=? AND retired=0 "
             "AND superseded_by IS NULL AND (expires_at IS NULL OR expires_at>?) "
-            "ORDER BY id LIMIT 1", (normalized(content), category, now_iso)
+            "ORDER BY id LIMIT 1", (spanhash.digest(normalized(content)), category, now_iso)
         ).fetchone()
         return str(row[0]) if row else None
 

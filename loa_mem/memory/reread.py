@@ -16,15 +16,11 @@ the same way as ever.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from loa_mem.core import spanhash, yamlio
-from loa_mem.core.errors import InvalidFile
-from loa_mem.memory.index import Index, Span
+from loa_mem.core import spanhash, yamlfast, yamlio
+from loa_mem.memory.index import Index
 
-# line breaks YAML counts besides "\n"; a file holding any is parsed whole
-_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
 # more changed pieces than this share of the file: parsing it whole is as cheap
 _MOST = 0.5
 
@@ -40,19 +36,10 @@ class Piece:
 
 def pieces(text: str, indent: int) -> list[Piece] | None:
     """The file cut at its top-level items, or None when it is not a plain block list."""
-    if _OTHER_BREAKS.search(text):
+    found = yamlfast.cut(text, indent)
+    if found is None:
         return None
-    starts = [m.start() for m in re.finditer(rf"^{' ' * indent}-(?:[ ]|$)", text, re.MULTILINE)]
-    head = text[:starts[0]] if starts else text
-    if any(line.strip() and not line.lstrip().startswith("#") for line in head.split("\n")):
-        return None  # "[]", a document marker, or anything else before the first item
-    found = []
-    line = head.count("\n")
-    for at, end in zip(starts, [*starts[1:], len(text)][:len(starts)], strict=True):
-        chunk = text[at:end]
-        found.append(Piece(line, chunk, spanhash.digest(_content(chunk))))
-        line += chunk.count("\n")
-    return found
+    return [Piece(start, chunk, spanhash.digest(_content(chunk))) for start, chunk in found]
 
 
 def _content(chunk: str) -> str:
@@ -86,32 +73,22 @@ def refresh(index: Index, path: str, in_archive: bool, text: str) -> bool:
             moves.append((piece.start + 1, piece.start + 1 + last - first, rowid))
     if len(changed) > max(20, _MOST * len(found)):
         return False
-    spans = _parse(changed, path)
-    if spans is None:
+    read = _read(changed, text, indent, path)
+    if read is None:
         return False
     index.delete_rows(rowid for left in by_hash.values() for rowid, _, _ in left)
     index.move_rows(moves)
-    index.insert(path, in_archive, spans)
+    index.insert(path, in_archive, [item.span() for item in read])
     return True
 
 
-def _parse(changed: list[Piece], path: str) -> list[Span] | None:
-    """The changed pieces through the full YAML reader, in one document: their spans in the
-    file's lines, or None when they do not read as one item each."""
+def _read(changed: list[Piece], text: str, indent: int, path: str
+          ) -> list[yamlio.Located] | None:
+    """The changed pieces read (fast where they are in loa-mem's layout), with their lines in
+    the file; None when they do not read as one item each."""
     if not changed:
         return []
-    texts = [p.text if p.text.endswith("\n") else p.text + "\n" for p in changed]
-    try:
-        parsed = yamlio.load_list("".join(texts), path)
-    except InvalidFile:
-        return None
-    if len(parsed.items) != len(changed):
-        return None
-    spans: list[Span] = []
-    line = 0
-    for piece, text, item in zip(changed, texts, parsed.items, strict=True):
-        if not line < item.first_line <= item.last_line <= line + text.count("\n"):
-            return None
-        spans.append(item.span(shift=piece.start - line))
-        line += text.count("\n")
-    return spans
+    cut = [(p.start, p.text) for p in changed]
+    if indent == 0:
+        return yamlfast.read(text.split("\n"), cut, path)
+    return yamlfast.read_pieces(cut, path)

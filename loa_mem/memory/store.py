@@ -186,7 +186,7 @@ class Store:
     def refresh_files(self) -> dict[str, InvalidFile]:
         """Parse every grimoire file whose signature changed; returns the files that failed,
         whose index rows stay as they were."""
-        from loa_mem.core import yamlio
+        from loa_mem.core import yamlfast, yamlio
 
         index = self._open_index()
         stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
@@ -194,7 +194,7 @@ class Store:
         stale = [(g, sig) for g, sig in stale if not self._reread(g, sig)]
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
         parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig],
-                                   functools.partial(_index_rows, archived))
+                                   functools.partial(_index_rows, archived), yamlfast.load_list)
         failures = {}
         for grimoire, signature in stale:
             result = parsed.get(grimoire.path)

@@ -1,0 +1,105 @@
+"""Plain and single-quoted YAML scalars as `yamlio` reads them (YAML 1.1 types, timestamps kept
+as text), for the fast reader (`yamlfast`). Only forms whose meaning is certain are read here;
+anything else answers `UNSURE` and its item goes to the full parser.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from loa_mem.core import yamlio
+
+UNSURE: Any = object()
+
+_BOOL = {"yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": False,
+         "true": True, "True": True, "TRUE": True, "false": False, "False": False,
+         "FALSE": False, "on": True, "On": True, "ON": True, "off": False, "Off": False,
+         "OFF": False}
+_WORDS = {**_BOOL, "null": None, "Null": None, "NULL": None}
+_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+")
+# a plain scalar in a block: no indicator first, no ": " or " #" inside
+_PLAIN = re.compile(r"(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`]|[-?:](?=\S))"
+                    r"(?:[^\t:#]|:(?=\S)|(?<=\S)#)*(?<![ ])")
+
+
+def plain(text: str) -> Any:
+    """The value of a plain scalar, or UNSURE."""
+    if text in ("", "~"):
+        return None
+    if not _PLAIN.fullmatch(text):
+        return UNSURE
+    if text[0].isascii() and text[0].isalpha():  # YAML reads only these words as other types
+        return _WORDS.get(text, text)
+    tag = yamlio.plain_tag(text)
+    if tag == "tag:yaml.org,2002:str":
+        return text
+    if tag == "tag:yaml.org,2002:null":
+        return None
+    if tag == "tag:yaml.org,2002:bool":
+        return _BOOL.get(text, UNSURE)
+    if tag == "tag:yaml.org,2002:int" and _INT.fullmatch(text):
+        return int(text)
+    if tag == "tag:yaml.org,2002:float" and _FLOAT.fullmatch(text):
+        return float(text)
+    return UNSURE
+
+
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_KEYS: dict[str, str | None] = {}
+
+
+def key(text: str) -> str | None:
+    """A mapping key that reads as this string, or None."""
+    found = _KEYS.get(text, UNSURE)
+    if found is UNSURE:
+        found = text if _KEY.fullmatch(text) and plain(text) == text else None
+        if len(_KEYS) < 1000:
+            _KEYS[text] = found
+    return found  # type: ignore[no-any-return]
+
+
+def quoted(text: str) -> Any:
+    """The value of a whole single-quoted scalar on one line ('It''s' -> It's), or UNSURE."""
+    if len(text) < 2 or not text.startswith("'") or not text.endswith("'"):
+        return UNSURE
+    body = text[1:-1]
+    if "'" in body.replace("''", ""):
+        return UNSURE
+    return body.replace("''", "'")
+
+
+def fold(lines: list[str]) -> str:
+    """Lines of a multi-line flow scalar joined as YAML folds them: a line break between two
+    lines is a space, each empty line a line break; spaces around breaks are dropped."""
+    out = [lines[0].rstrip(" ")]
+    pending = 0
+    for line in lines[1:]:
+        text = line.strip(" ")
+        if not text:
+            pending += 1
+            continue
+        out.append("\n" * pending if pending else " ")
+        out.append(text)
+        pending = 0
+    out.append("\n" * pending if pending else "")
+    return "".join(out)
+
+
+def flow_list(text: str) -> Any:
+    """A flow list of plain scalars ([a, b-c, 3]), or UNSURE."""
+    if not (text.startswith("[") and text.endswith("]")):
+        return UNSURE
+    body = text[1:-1].strip(" ")
+    if not body:
+        return []
+    if any(c in body for c in "[]{}'\"#&*!|>%@`:"):
+        return UNSURE
+    items = []
+    for part in body.split(","):
+        value = plain(part.strip(" "))
+        if value is UNSURE or value is None or part.strip(" ") == "":
+            return UNSURE
+        items.append(value)
+    return items
