@@ -26,6 +26,7 @@ import sys
 import loa_mem
 from loa_mem.context import block as context
 from loa_mem.core import clock
+from loa_mem.memory import layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -200,12 +201,12 @@ def signature(path: str) -> list[int] | None:
     return [stat.st_mtime_ns, stat.st_size]
 
 
-def grimoire_paths(config: dict[str, Any]) -> list[str]:
-    """As `Store.grimoire_files`: each category's file in the storage and archive dirs."""
+def grimoire_paths(top: str, config: dict[str, Any]) -> list[str]:
+    """As `Store.grimoire_files`: each category's files in the storage and archive dirs."""
     memory = config["memory_schema"]
     dirs = (memory["storage_dir"], memory["lifecycle"]["archive_dir"])
-    return [os.path.normpath(os.path.join(d, c["storage_file"])).replace(os.sep, "/")
-            for d in dirs for c in memory["categories"].values()]
+    return [path for d in dirs for c in memory["categories"].values()
+            for path in layout.files(top, d, c["storage_file"])]
 
 
 def _fresh(top: str, options: context.Options
@@ -265,5 +266,6 @@ def index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
         return False
     recorded = {path: [mtime, size] for path, mtime, size in
                 db.execute("SELECT path, mtime_ns, size FROM files")}
-    return all(recorded.get(rel) == signature(os.path.join(top, rel))
-               for rel in grimoire_paths(config))
+    listed = grimoire_paths(top, config)
+    return recorded.keys() <= set(listed) and all(
+        recorded.get(rel) == signature(os.path.join(top, rel)) for rel in listed)

@@ -53,10 +53,20 @@ class FileMerge:
                 "unfixable": self.unfixable, "note": self.note or None}
 
 
-def layout(top: Path) -> Layout:
+def layout(top: Path, merging: str | None = None) -> Layout:
+    """The memory files; with `merging`, also that file when it is a month file this working
+    tree does not have yet (both branches started the same month's file)."""
     store = Store.open(str(top))
     grimoires = [g.path for g in store.grimoire_files()]
     archives = [g.path for g in store.grimoire_files() if g.in_archive]
+    if merging and merging not in grimoires:
+        folder, _, _ = merging.rpartition("/")
+        for pattern in store.merged_patterns():
+            if pattern.endswith("/*.yaml") and pattern[:-len("/*.yaml")] == folder and (
+                    merging.endswith(".yaml")):
+                grimoires.append(merging)
+                if folder.startswith(store.config.archive_dir + "/"):
+                    archives.append(merging)
     return Layout(grimoires, archives, store.events_rel)
 
 
@@ -90,7 +100,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
     top = git.find_top(Path.cwd())
     if top is None:
         raise NotARepo("the merge driver runs inside a git working tree", "run it from git")
-    lay = layout(top)
+    lay = layout(top, path)
     texts = (_read(base), _read(ours), _read(theirs))
     path = path or _guess_path(top, lay, texts[1]) or ours.name
     if path.endswith(".json") and path not in lay.paths:
@@ -227,7 +237,7 @@ def register_driver(store: Store) -> list[str]:
     (for init to commit). Other clones set themselves up (`clonesetup`)."""
     from loa_mem.core import clonesetup
 
-    grimoires = [g.path for g in store.grimoire_files()]
+    grimoires = store.merged_patterns()
     wanted = clonesetup.attribute_lines(grimoires, store.events_rel, store.other_merged())
     target = store.top / ATTRIBUTES
     text = target.read_text(encoding="utf-8") if target.exists() else ""

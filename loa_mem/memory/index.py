@@ -205,6 +205,10 @@ class Index:
         row = self.db.execute("SELECT mtime_ns, size FROM files WHERE path=?", (path,)).fetchone()
         return (int(row[0]), int(row[1])) if row else None
 
+    def file_paths(self) -> set[str]:
+        """The grimoire files the index holds rows of."""
+        return {str(row[0]) for row in self.db.execute("SELECT path FROM files")}
+
     def layout(self, path: str) -> tuple[int, bool]:
         row = self.db.execute("SELECT indent, flow FROM files WHERE path=?", (path,)).fetchone()
         return (int(row[0]), bool(row[1])) if row else (0, False)

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from loa_mem.core import clock, git, gitwrite, textfile
 from loa_mem.core import events as events_mod
-from loa_mem.core import git, gitwrite, textfile
 from loa_mem.core.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.memory import config as config_mod
+from loa_mem.memory import layout
 from loa_mem.memory import rules as model
 from loa_mem.memory.files import GrimoireFile, signature_of
 from loa_mem.memory.index import Index, Prepared, Row, Signature, prepare
@@ -91,6 +92,7 @@ class Store:
         self.events_path = self.storage / events_mod.EVENTS_FILE
         self._index: Index | None = None
         self._files_for: dict[tuple[str, bool], str] = {}
+        self._grimoires: list[GrimoireFile] | None = None
 
     @classmethod
     def open(cls, root: str | None = None) -> Store:
@@ -99,7 +101,7 @@ class Store:
         store = cls(top, config_mod.load(top, cache_dir))
         from loa_mem.core import clonesetup
 
-        clonesetup.ensure(top, [g.path for g in store.grimoire_files()], store.events_rel,
+        clonesetup.ensure(top, store.merged_patterns(), store.events_rel,
                           store.other_merged())
         return store
 
@@ -117,17 +119,39 @@ class Store:
         return path.relative_to(self.top).as_posix()
 
     def file_for(self, category: str, in_archive: bool = False) -> str:
-        # cached: gc and import ask once per entry, and the path arithmetic added up to 0.8 s
+        """The file a new entry of `category` goes to (see `layout`: the single file, or
+        this month's file once that is full)."""
+        # cached until the next refresh: gc and import ask once per entry
         key = (category, in_archive)
         found = self._files_for.get(key)
         if found is None:
-            base = self.archive if in_archive else self.storage
-            found = self._files_for[key] = self.rel(base / self.config.rule(category).storage_file)
+            dir_rel = self.config.archive_dir if in_archive else self.config.storage_dir
+            found = self._files_for[key] = layout.write_target(
+                str(self.top), dir_rel, self.config.rule(category).storage_file,
+                clock.now_iso()[:7])
         return found
 
     def grimoire_files(self) -> list[GrimoireFile]:
-        return [GrimoireFile(c, self.file_for(c, archived), archived)
-                for archived in (False, True) for c in model.CATEGORIES]
+        """Every grimoire file: each category's single file (listed whether or not it
+        exists) and its month files, in the storage dir, then in the archive dir."""
+        if self._grimoires is None:
+            top = str(self.top)
+            self._grimoires = [
+                GrimoireFile(c, path, archived)
+                for archived, dir_rel in ((False, self.config.storage_dir),
+                                          (True, self.config.archive_dir))
+                for c in model.CATEGORIES
+                for path in layout.files(top, dir_rel, self.config.rule(c).storage_file)]
+        listed = {g.path for g in self._grimoires}
+        added = [GrimoireFile(category, path, archived)
+                 for (category, archived), path in self._files_for.items() if path not in listed]
+        return self._grimoires + added
+
+    def merged_patterns(self) -> list[str]:
+        """git attribute patterns of every grimoire file, month files included."""
+        return [pattern for dir_rel in (self.config.storage_dir, self.config.archive_dir)
+                for c in model.CATEGORIES
+                for pattern in layout.patterns(dir_rel, self.config.rule(c).storage_file)]
 
     @property
     def events_rel(self) -> str:
@@ -189,7 +213,13 @@ class Store:
         from loa_mem.core import yamlfast, yamlio
 
         index = self._open_index()
-        stale = [(g, signature_of(self.top / g.path)) for g in self.grimoire_files()]
+        self._grimoires = None  # files come and go with pulls and checkouts: listed again
+        self._files_for = {}
+        listed = self.grimoire_files()
+        gone = index.file_paths() - {g.path for g in listed}
+        stale: list[tuple[GrimoireFile, Signature | None]] = [
+            (GrimoireFile("", path, False), None) for path in sorted(gone)]
+        stale += [(g, signature_of(self.top / g.path)) for g in listed]
         stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
         stale = [(g, sig) for g, sig in stale if not self._reread(g, sig)]
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)

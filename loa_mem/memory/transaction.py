@@ -61,11 +61,13 @@ class Transaction:
                 return grimoire
         raise Refused(f"{row.id} is in {row.path}, which is not a grimoire file")
 
-    def add(self, entry: dict[str, Any], in_archive: bool = False) -> None:
+    def add(self, entry: dict[str, Any], in_archive: bool = False) -> str:
+        """Append `entry` to its category's file; returns that file's path."""
         category = str(entry["category"])
         path = self.store.file_for(category, in_archive)
         self._plan(GrimoireFile(category, path, in_archive)).appends.append(entry)
         self.ids.append(str(entry["id"]))
+        return path
 
     def add_text(self, category: str, text: str, memory_id: str, in_archive: bool = False) -> None:
         path = self.store.file_for(category, in_archive)

@@ -113,10 +113,10 @@ def own_file_reason(store: Any, s: Settings, rel: str) -> str | None:
         return "the store's config (.loa.config.yaml) is always kept"
     if rel == store.events_rel:
         return "the events log is the append-only audit trail; it is always kept"
-    decisions = {store.file_for("decision"), store.file_for("decision", True)}
-    if rel in decisions:
+    grimoires = store.grimoire_files()
+    if rel in {g.path for g in grimoires if g.category == "decision"}:
         return "decisions are the audit trail; the decisions file is always kept"
-    if rel in {g.path for g in store.grimoire_files()}:
+    if rel in {g.path for g in grimoires}:
         return "a grimoire file: gc archives its entries one by one, never the file"
     if rel.endswith(SIDECAR_SUFFIX):
         return "sidecar metadata follows its file; it is never evicted on its own"

@@ -62,11 +62,11 @@ def remember(store: Store, request: model.NewEntry, actor: str, commit: bool = T
             return Remembered(existing, False, request.category, store.entry(existing).data.get(
                 "summary", ""), store.entry(existing).path)
         entry = {**draft, "id": store.next_id(draft["source"]["timestamp"][:10].replace("-", ""))}
-        txn.add(entry)
+        path = txn.add(entry)
         txn.what = f"{entry['id']} {entry['summary']}"
         txn.event("remember", [entry["id"]], category=request.category)
     return Remembered(entry["id"], True, request.category, entry["summary"],
-                      store.file_for(request.category), txn.commit_sha)
+                      path, txn.commit_sha)
 
 
 def chain_head(store: Store, memory_id: str) -> str:
@@ -113,9 +113,9 @@ def supersede(store: Store, old_id: str, request: model.NewEntry, actor: str,
         def link(mapping: Any) -> None:
             mapping["superseded_by"] = new_id
 
-        txn.add(entry)
+        path = txn.add(entry)
         txn.change(old, link)
         txn.what = f"{new_id} supersedes {old_id}"
         txn.event("supersede", [new_id, old_id], supersedes=old_id)
     return Remembered(new_id, True, request.category, entry["summary"],
-                      store.file_for(request.category), txn.commit_sha, old_id)
+                      path, txn.commit_sha, old_id)
