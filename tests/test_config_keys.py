@@ -139,3 +139,15 @@ def test_status_reports_the_auto_capture_state(cli: Cli, store: Path) -> None:
     _switch_off(store, "errors: true", "errors: false")
 
     assert "auto-capture: decisions on, errors off, learnings on" in cli.ok("status").stdout
+
+
+def test_recall_as_a_process_refuses_when_memory_is_switched_off(cli: Cli, store: Path) -> None:
+    support.remember(cli, "A fact about the build.", "fact")
+    assert run_loa_mem(store, "recall").returncode == 0  # the caches are fresh now
+    _switch_off(store)
+    assert run_loa_mem(store, "status").returncode == 0  # the config cache is fresh again
+    done = run_loa_mem(store, "recall", "build")
+
+    assert done.returncode == 1
+    assert "switched-off" in done.stderr
+    assert "A fact about the build" not in done.stdout

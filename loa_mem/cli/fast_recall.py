@@ -134,6 +134,8 @@ def load(request: Request) -> Recalled | None:
     retrieval: dict[str, Any] = config["memory_schema"]["retrieval"]
     if str(retrieval.get("mode") or "auto") != "auto":
         return None
+    if not config["memory_schema"].get("enabled", True):
+        return None  # the Typer path refuses, naming the key
     index_path = os.path.join(cache, "index.sqlite3")
     if not os.path.exists(index_path):
         return None
