@@ -23,6 +23,10 @@ def main(argv: list[str] | None = None) -> None:
         from loa_mem.context.fast import main as context_main
 
         sys.exit(context_main(args[1:], _slow_context, _run))
+    if args[:2] == ["capture", "tool-result"]:
+        from loa_mem.cli.fast_capture import main as capture_main
+
+        sys.exit(capture_main(args[1:], _run))
     if args[:1] == ["recall"]:
         from loa_mem.cli.fast_recall import main as recall_main
 

@@ -24,6 +24,7 @@ COMMAND_MODULES: list[str] = [
     "loa_mem.cli.agents",
     "loa_mem.cli.trust",
     "loa_mem.cli.people",
+    "loa_mem.cli.capture",
 ]
 
 

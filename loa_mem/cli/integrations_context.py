@@ -114,7 +114,8 @@ def hooks_session_end(
                        ] = None,
     root: Root = None,
 ) -> None:
-    """What Claude Code's SessionEnd hook runs: `session end`, then `gc --trigger session_end`."""
+    """What Claude Code's SessionEnd hook runs: `session end`, `capture decisions`, then
+    `gc --trigger session_end`."""
     from loa_mem.cli import catalog
     from loa_mem.cli.app import run
 
@@ -123,6 +124,8 @@ def hooks_session_end(
     steps = []
     if "session" in catalog.names() and session and _is_open(str(session), root):
         steps.append(["session", "end", "--session", str(session), *where])
+    if "capture" in catalog.names():
+        steps.append(["capture", "decisions", "--if-enabled", *where])
     if "gc" in catalog.names():
         steps.append(["gc", "--trigger", "session_end", "--time-budget",
                       f"{SESSION_END_GC_SECONDS:g}", *where])
@@ -171,7 +174,9 @@ class _Lines:
 _MOMENTS = {"session_start": "at session start, after resume and after compaction "
                              "(print into the agent's context)",
             "session_end": "at session end ($SESSION_ID: the runner's id for the session)",
-            "pre_commit": "before each commit (exit 1 stops the commit)"}
+            "pre_commit": "before each commit (exit 1 stops the commit)",
+            "after_tool": "after each shell command, with the runner's hook JSON on stdin "
+                          "(Claude Code's PostToolUse / PostToolUseFailure input)"}
 
 
 def _lines_view(result: _Lines) -> list[Block]:

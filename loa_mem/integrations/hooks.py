@@ -4,9 +4,12 @@
   and compact: after a resume, a /clear or a compaction the memories are gone from the context
   too) prints `loa-mem context`, which Claude Code adds to the context; SessionEnd runs
   `loa-mem hooks session-end`, which ends the session for the agent sidecars and runs
-  `gc --trigger session_end`. Our handlers are new matcher groups whose command ends with the
-  shell comment `# loa-mem:hook`; other hooks and settings are kept as they are, and uninstall
-  removes exactly the groups carrying that mark (and containers it leaves empty).
+  `gc --trigger session_end` (and `capture decisions --if-enabled` before it); PostToolUse and
+  PostToolUseFailure (matcher Bash) run `loa-mem capture tool-result --if-enabled`, which
+  records a failed command as an error memory and its next success as the fix. Our handlers
+  are new matcher groups whose command ends with the shell comment `# loa-mem:hook`; other
+  hooks and settings are kept as they are, and uninstall removes exactly the groups carrying
+  that mark (and containers it leaves empty).
 - git: a block between marker lines in the pre-commit hook (under `core.hooksPath` when set)
   runs `loa-mem validate --staged` (what is staged is what gets committed); an existing shell
   hook keeps its lines, ours go right after its shebang so that an `exit 0` at its end cannot
@@ -63,7 +66,9 @@ def lines(command: str = "loa-mem") -> dict[str, list[str]]:
     return {
         "session_start": [f"{run} context"],
         "session_end": [f'{run} session end --session "$SESSION_ID"',
+                        f"{run} capture decisions --if-enabled",
                         f"{run} gc --trigger session_end --time-budget 1"],
+        "after_tool": [f"{run} capture tool-result --if-enabled"],
         "pre_commit": [f"{run} validate --staged"],
     }
 
@@ -84,6 +89,9 @@ def claude_handlers(command: str) -> dict[str, dict[str, Any]]:
         "SessionEnd": {"hooks": [
             {"type": "command", "command": _guarded(command, "hooks session-end"),
              "timeout": SESSION_END_TIMEOUT}]},
+        **{event: {"matcher": "Bash", "hooks": [
+            {"type": "command", "command": _guarded(command, "capture tool-result --if-enabled")}]}
+           for event in ("PostToolUse", "PostToolUseFailure")},
     }
 
 

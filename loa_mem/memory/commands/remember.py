@@ -32,7 +32,7 @@ class Remembered:
         return data
 
 
-def _screen(request: model.NewEntry) -> None:
+def screen(request: model.NewEntry) -> None:
     model.check_category(request.category)
     model.check_content(request.content)
     refuse_sensitive(request.content, "content")
@@ -52,7 +52,7 @@ def _check_related(store: Store, related: tuple[str, ...]) -> None:
 
 def remember(store: Store, request: model.NewEntry, actor: str, commit: bool = True) -> Remembered:
     store.config.require_memory("remember")
-    _screen(request)
+    screen(request)
     rule = store.config.rule(request.category)
     draft = model.build_entry(request, _PLACEHOLDER_ID, rule, clock.now())
     _check_related(store, request.related)
@@ -98,7 +98,7 @@ def supersede(store: Store, old_id: str, request: model.NewEntry, actor: str,
         raise Refused(f"{old_id} is archived", "restore it first, or remember a new entry")
     if model.normalize(request.content) == model.normalize(str(old.data.get("content", ""))):
         raise Refused(f"the new content is the same as {old_id}'s", "change the content")
-    _screen(request)
+    screen(request)
     rule = store.config.rule(request.category)
     draft = model.build_entry(request, _PLACEHOLDER_ID, rule, clock.now())
     _check_related(store, request.related)
