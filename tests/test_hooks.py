@@ -196,10 +196,14 @@ def test_print_shows_the_lines_for_any_runner(cli: Cli, as_json: bool) -> None:
         assert cli.ok("hooks", "print", "--json").json() == {
             "session_start": ["loa-mem context"],
             "session_end": ['loa-mem session end --session "$SESSION_ID"',
+                            "loa-mem capture decisions --if-enabled",
                             "loa-mem gc --trigger session_end --time-budget 1"],
+            "after_tool": ["loa-mem capture tool-result --if-enabled"],
             "pre_commit": ["loa-mem validate --staged"]}
     else:
         out = cli.ok("hooks", "print").stdout.splitlines()
         assert [line for line in out if not line.startswith("#")] == [
             "loa-mem context", 'loa-mem session end --session "$SESSION_ID"',
-            "loa-mem gc --trigger session_end --time-budget 1", "loa-mem validate --staged"]
+            "loa-mem capture decisions --if-enabled",
+            "loa-mem gc --trigger session_end --time-budget 1",
+            "loa-mem capture tool-result --if-enabled", "loa-mem validate --staged"]
