@@ -161,3 +161,19 @@ def test_staged_json_names_problems_by_their_paths_in_the_repository(cli: Cli,
     assert report["ok"] is False
     assert {p["path"] for p in report["problems"]} == {f"{support.MEMORY}/facts.yaml"}
     assert cli("validate", "--staged", f"{support.MEMORY}/decisions.yaml").code == 0
+
+
+def test_staged_is_not_fooled_by_what_validate_cached_for_the_working_tree(cli: Cli,
+                                                                          store: Path) -> None:
+    facts = support.grimoire(store, "fact")
+    good = facts.read_text("utf-8")
+    bad_entry(store)
+    git(store, "add", str(facts))
+    facts.write_text(good, encoding="utf-8")
+    assert cli("validate").code == 0  # the working tree's index and cache: all sound
+    assert cli("validate", "--staged").code == 1
+
+    git(store, "add", str(facts))
+    bad_entry(store)
+    assert cli("validate").code == 1  # now they hold the broken entry
+    assert cli("validate", "--staged").code == 0

@@ -132,6 +132,25 @@ def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared
     return [_columns(span[0], path, in_archive, *span[1:]) for span in items]
 
 
+def snapshot(source: Path, target: Path) -> None:
+    """A consistent copy of the index file at `source` into `target`, through SQLite's backup
+    (never a torn copy of a file being written); nothing when it cannot be read."""
+    try:
+        reader = sqlite3.connect(f"{source.resolve().as_uri()}?mode=ro", uri=True)
+    except (sqlite3.Error, ValueError):
+        return
+    writer = None
+    try:
+        writer = sqlite3.connect(target)
+        reader.backup(writer)
+    except sqlite3.Error:
+        target.unlink(missing_ok=True)
+    finally:
+        reader.close()
+        if writer is not None:
+            writer.close()
+
+
 class Index:
     """The index database; in memory (a copy of the file when it can be read) where its folder
     or file cannot be written: a read-only checkout, a read-only `.git/loa-mem` or a full disk.

@@ -211,7 +211,28 @@ def validate_at(root: str | None, paths: list[str] | None = None, staged: bool =
     top = locate_top(root)
     wanted = [_relative_to(top, p) for p in paths or []]
     with gitstaged.staged_tree(top) as tree:
+        if tree != top:
+            _seed_caches(top, tree)
         return _validate_root(str(tree), [str(tree / p) for p in wanted] or None)
+
+
+def _seed_caches(top: Path, copy: Path) -> None:
+    """The copy starts from this repository's index and validate cache: its files have new
+    modification times, so each is re-read, but entry by entry, and an entry whose text is
+    unchanged is neither parsed nor checked again."""
+    import shutil
+    from contextlib import suppress
+
+    from loa_mem.core import git
+    from loa_mem.memory import checkcache
+    from loa_mem.memory import index as index_mod
+
+    source, target = git.git_dir(top) / "loa-mem", git.git_dir(copy) / "loa-mem"
+    target.mkdir(parents=True, exist_ok=True)
+    if (source / "index.sqlite3").is_file():
+        index_mod.snapshot(source / "index.sqlite3", target / "index.sqlite3")
+    with suppress(OSError):  # none yet, or unreadable: the copy checks every entry
+        shutil.copyfile(source / checkcache.CACHE_FILE, target / checkcache.CACHE_FILE)
 
 
 def _validate_root(root: str | None, paths: list[str] | None) -> Report:
