@@ -23,13 +23,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.core.errors import LoaMemError
+from loa_mem.memory.semantic import wordpiece
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
 DEFAULT_MODEL = "minishlab/potion-base-8M"
-FORMAT = 1  # of the prepared copy; a change re-prepares every model
+FORMAT = 2  # of the prepared copy; a change re-prepares every model
+PLAIN_BATCH = 8  # up to this many texts (a query) are tokenized without `tokenizers`
+
+# numpy's BLAS would start a thread per core at import (~10 ms each on a busy machine) for a
+# product a single thread does in a millisecond; set before numpy is first imported
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 _SOURCE_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 _FETCHED = ["config.json", "model.safetensors", "tokenizer.json", "modules.json",
             "0_StaticEmbedding/*", "README.md"]
@@ -154,6 +161,7 @@ def _prepare(source: Path, target: Path, key: str, dimensions: int | None) -> No
     tmp = Path(tempfile.mkdtemp(prefix=".prepare-", dir=target.parent))
     np.save(tmp / "embeddings.npy", np.ascontiguousarray(matrix))
     (tmp / "tokenizer.json").write_text(static.tokenizer.to_str(), encoding="utf-8")
+    wordpiece.describe(static.tokenizer.to_str(), tmp)
     (tmp / "prepared.json").write_text(json.dumps(meta), encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     os.replace(tmp, target)
@@ -164,16 +172,29 @@ class Encoder:
 
     def __init__(self, folder: Path) -> None:
         import numpy as np
-        from tokenizers import Tokenizer
 
         meta: dict[str, Any] = json.loads((folder / "prepared.json").read_text(encoding="utf-8"))
         self.key = str(meta["key"])
         self.dim = int(meta["dim"])
+        self._folder = folder
         self._unk: int | None = meta.get("unk")
         self._max_length: int | None = meta.get("max_length")
         self._chars = self._max_length * int(meta["median"]) if self._max_length else None
         self._matrix = np.load(folder / "embeddings.npy", mmap_mode="r")
-        self._tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self._plain = (wordpiece.Tokenizer(folder) if (folder / wordpiece.SPEC).is_file()
+                       else None)
+        self._fast: Any = None
+
+    def token_ids(self, texts: list[str]) -> list[list[int]]:
+        """Each text's token ids as the model's tokenizer gives them (no special tokens
+        added): in plain Python for a few texts, through `tokenizers` for many."""
+        if self._plain is not None and len(texts) <= PLAIN_BATCH:
+            return [self._plain.ids(text) for text in texts]
+        if self._fast is None:
+            from tokenizers import Tokenizer
+
+            self._fast = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+        return [e.ids for e in self._fast.encode_batch_fast(texts, add_special_tokens=False)]
 
     def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         import numpy as np
@@ -181,9 +202,8 @@ class Encoder:
         if self._chars:
             texts = [text[:self._chars] for text in texts]
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        encodings = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
-        for i, encoding in enumerate(encodings):
-            ids = encoding.ids[:self._max_length] if self._max_length else encoding.ids
+        for i, found in enumerate(self.token_ids(texts)):
+            ids = found[:self._max_length] if self._max_length else found
             if self._unk is not None:
                 ids = [t for t in ids if t != self._unk]
             if ids:
