@@ -8,6 +8,7 @@ Each check compares what recall and show print with what they print after the in
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests import support
-from tests.conftest import Cli, git
+from tests.conftest import Cli, git, run_loa_mem
 
 FACTS = f"{support.MEMORY}/facts.yaml"
 
@@ -190,3 +191,17 @@ def test_any_series_of_outside_edits_reads_as_a_cold_build(
             items.insert(where, f"# note {at}\n\n")
         path.write_text(head + "".join(items), encoding="utf-8")
         assert view(cli) == cold_view(cli)
+
+
+def test_recall_after_an_outside_change_catches_up_without_the_full_command_line(
+        cli: Cli, store: Path, facts: list[str]) -> None:
+    run_loa_mem(store, "recall")
+    with open(store / FACTS, "a", encoding="utf-8") as handle:
+        handle.write(entry_text(outside_id(1), "Pulled fact about kafka."))
+    done = run_loa_mem(store, "recall", "kafka", "--json", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+
+    assert [r["id"] for r in json.loads(done.stdout)["results"]] == [outside_id(1)]
+    assert "loa_mem.memory.reread" in imported
+    assert not {name.split(".")[0] for name in imported} & {"typer", "click", "rich"}

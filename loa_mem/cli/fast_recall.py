@@ -7,10 +7,12 @@ the command groups, the `Store` or YAML: it reads the config cache and the index
 pipe or a file. Fresh means all of:
 - the config cache (`<git dir>/loa-mem/config.json`) has the signature of `.loa.config.yaml`;
 - `memory_schema.retrieval.mode` is `auto` (a mode named there may fetch a model);
-- the index has this version's schema and, for every grimoire file, the signature it has now.
+- the index has this version's schema and, for every grimoire file, the signature it has now;
+  when a file changed (a pull, a checkout, an editor), the `Store` brings the index up to date
+  first, re-reading only the changed entries.
 Anything else (help, a mistake, another option, a terminal, which gets rich's tables, a stale
-index, any error while reading) runs the Typer command instead, which refreshes the index and
-prints the same results, or the same error.
+index that cannot be brought up to date, any error while reading) runs the Typer command
+instead, which refreshes the index and prints the same results, or the same error.
 """
 
 from __future__ import annotations
@@ -139,15 +141,35 @@ def load(request: Request) -> Recalled | None:
     index_path = os.path.join(cache, "index.sqlite3")
     if not os.path.exists(index_path):
         return None
-    db = sqlite3.connect(index_path, timeout=5)
-    try:
-        from loa_mem.memory.index import SCHEMA_VERSION
+    from loa_mem.memory.index import SCHEMA_VERSION
 
-        if not context_fast.index_fresh(db, top, config, SCHEMA_VERSION):
+    for attempt in range(2):
+        db = sqlite3.connect(index_path, timeout=5)
+        try:
+            if context_fast.index_fresh(db, top, config, SCHEMA_VERSION):
+                return _rank(db, request, retrieval)
+        finally:
+            db.close()
+        if attempt or not _caught_up(top):
             return None
-        return _rank(db, request, retrieval)
-    finally:
-        db.close()
+    return None
+
+
+def _caught_up(top: str) -> bool:
+    """Bring a stale index up to date through the `Store`: after a pull, a checkout or an edit
+    only the changed entries are read again, which costs less than loading the Typer command.
+    Whatever goes wrong (a file that does not parse) is left to the Typer command to report."""
+    from loa_mem.memory.store import Store
+
+    try:
+        store = Store.open(top)
+        try:
+            store.refresh()
+        finally:
+            store.close()
+    except Exception:  # the Typer path reports it as the command's error
+        return False
+    return True
 
 
 def _rank(db: sqlite3.Connection, request: Request, retrieval: dict[str, Any]) -> Recalled:
