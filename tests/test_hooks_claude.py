@@ -10,9 +10,14 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loa_mem.integrations import hooks
 from tests.conftest import run_loa_mem
 from tests.test_hooks import our_command, path_env, run_as_claude_code, settings_of
 
@@ -58,7 +63,7 @@ def test_reinstall_keeps_the_users_edits_and_the_order_of_groups(store: Path) ->
     assert _ours(again, "SessionStart")["statusMessage"] == "loading memory"
     assert _ours(again, "SessionStart")["command"].startswith("command -v loa-mem")
     assert _ours(again, "SessionEnd")["timeout"] == 90
-    assert list(again["hooks"]) == ["SessionStart", "SessionEnd"]
+    assert list(again["hooks"]) == list(hooks.claude_handlers("loa-mem"))
 
 
 def test_a_handler_the_user_added_to_our_group_survives_uninstall(store: Path) -> None:
@@ -127,3 +132,41 @@ def test_the_guarded_hook_still_runs_where_loa_mem_is_installed(store: Path) -> 
     shell = run_as_claude_code(our_command(settings_of(store), "SessionStart"),
                                {"hook_event_name": "SessionStart", "source": "resume"}, store)
     assert "# Project memory (loa-mem)" in shell.stdout and shell.stderr == ""
+
+
+_TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_HANDLER = st.fixed_dictionaries(
+    {"type": st.just("command"), "command": _TEXT.map(lambda t: f"echo {t!r}")},
+    optional={"timeout": st.integers(1, 600), "statusMessage": _TEXT})
+_GROUP = st.fixed_dictionaries({"hooks": st.lists(_HANDLER, min_size=1, max_size=2)},
+                               optional={"matcher": _TEXT})
+_SETTINGS = st.fixed_dictionaries(
+    {"hooks": st.dictionaries(st.sampled_from(["SessionStart", "SessionEnd", "PostToolUse",
+                                               "Stop", "UserPromptSubmit"]),
+                              st.lists(_GROUP, min_size=1, max_size=3), min_size=1)},
+    optional={"permissions": st.fixed_dictionaries({"allow": st.lists(_TEXT, max_size=2)}),
+              "model": _TEXT})
+
+
+@settings(max_examples=60, deadline=None)
+@given(_SETTINGS, st.dictionaries(st.sampled_from(["timeout", "statusMessage", "x-note"]),
+                                  st.integers(1, 99), max_size=2))
+def test_install_and_uninstall_round_trip_any_users_settings(
+        users: dict[str, Any], edits: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        top = Path(folder)
+        _write(top, users)
+        hooks.install_claude(top, "loa-mem")
+        installed = settings_of(top)
+        for event, groups in users["hooks"].items():
+            assert installed["hooks"][event][:len(groups)] == groups  # theirs first, unchanged
+        for event in installed["hooks"]:
+            for group in installed["hooks"][event]:
+                for handler in group["hooks"]:
+                    if handler["command"].endswith(MARK):
+                        handler.update(edits)
+        _write(top, installed)
+        assert hooks.install_claude(top, "loa-mem")["changed"] is False  # edits are kept
+        assert settings_of(top) == installed
+        hooks.uninstall_claude(top)
+        assert settings_of(top) == users

@@ -70,7 +70,7 @@ def _tool(server: Any, name: str, description: str) -> Callable[[F], F]:
     def register(function: F) -> F:
         from mcp.types import ToolAnnotations
 
-        hints = ToolAnnotations.model_validate({**_HINTS[name], "openWorldHint": False})
+        hints = ToolAnnotations.model_validate({**_HINTS.get(name, {}), "openWorldHint": False})
         server.add_tool(function, name=name, description=description, annotations=hints)
         server._tool_manager.get_tool(name).parameters["additionalProperties"] = False
         return function
