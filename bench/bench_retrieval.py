@@ -1,10 +1,18 @@
 """Retrieval quality and speed of recall's modes: lexical, semantic and hybrid.
 
-Quality: the labelled set of `retrieval_set.py` (100 memories, 200 queries: one sharing words
-with its memory, one paraphrase sharing none) in a store of 1,000 entries, the other 900 being
-sentences drawn from the same vocabulary, so they compete for every word. For each mode:
-recall@5, recall@10 and MRR@10 (one right answer per query), over all queries and over the
-paraphrases alone. Lexical variants show what each default change is worth.
+Quality: two labelled sets in one store of 1,000 entries, the rest being sentences drawn from
+the same vocabulary, so they compete for every word:
+
+- team (`retrieval_set.py`): 100 memories, 200 queries, one sharing words with its memory and
+  one paraphrase sharing none;
+- conversation (`conversation_set.py`): 80 turns of four working conversations, each turn one
+  memory, and 100 questions with one or two evidence turns each, half of them paraphrases;
+  split into a tuning half and a held-out half (fusion weights are chosen on the tuning half,
+  `--tune` prints that sweep; the held-out half is what counts).
+
+For each mode: recall@5 and recall@10 (the share of each question's evidence in the top k,
+averaged), MRR@10 (1/rank of the first evidence), over all queries and over the paraphrases
+alone. Lexical variants show what each default change is worth.
 
 Speed: `loa-mem recall QUERY` as a whole process (the venv's own `loa-mem`) on 10,000 entries,
 median of several runs after one warm-up, per mode; and the time to embed 10,000 entries from
@@ -29,7 +37,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from retrieval_set import SET  # beside this file
+from conversation_set import CONVERSATIONS, QUESTIONS  # beside this file
+from retrieval_set import SET
 
 LOA_MEM = str(Path(sys.executable).with_name("loa-mem"))
 NOW = "2026-11-22T12:00:00Z"
@@ -48,21 +57,46 @@ def _entry(n: int, category: str, content: str) -> str:
             f"  ttl: permanent\n  expires_at: null\n  tags: []\n")
 
 
+Query = tuple[str, list[int], bool]  # text, evidence rows, paraphrase?
+
+
+def _rows() -> tuple[list[tuple[str, str]], dict[str, list[Query]]]:
+    """The labelled memories (category, content) and each set's queries over their rows."""
+    rows = [(c, m) for c, m, _, _ in SET]
+    team: list[Query] = []
+    for n, (_, _, word, paraphrase) in enumerate(SET):
+        team += [(word, [n], False), (paraphrase, [n], True)]
+    start: list[int] = []
+    for _, turns in CONVERSATIONS:
+        start.append(len(rows))
+        rows += [("fact", turn) for turn in turns]
+    conversation = [(q, [start[c] + t for c, t in evidence], para)
+                    for q, evidence, para in QUESTIONS]
+    halves: tuple[list[Query], list[Query]] = ([], [])
+    for kind in (False, True):  # alternating within word questions and within paraphrases
+        for n, query in enumerate(q for q in conversation if q[2] == kind):
+            halves[n % 2].append(query)
+    return rows, {"team": team, "conversation, tuning half": halves[0],
+                  "conversation, held-out half": halves[1]}
+
+
 def _distractors(count: int, rng: random.Random) -> list[tuple[str, str]]:
-    words = sorted({w for _, memory, _, _ in SET for w in re.findall(r"[A-Za-z][\w-]+", memory)})
+    labelled, _ = _rows()
+    words = sorted({w for _, memory in labelled for w in re.findall(r"[A-Za-z][\w-]+", memory)})
     return [(rng.choice(list(FILES)), " ".join(rng.choice(words) for _ in range(rng.randint(
         8, 16))).capitalize() + ".") for _ in range(count)]
 
 
 def build(root: Path, size: int, model: str | None) -> list[str]:
-    """A store of `size` entries, the labelled ones first; their ids, in SET's order."""
+    """A store of `size` entries, the labelled ones first; their ids, in `_rows`' order."""
     root.mkdir(parents=True)
     env = {**os.environ, "LOA_MEM_NOW": NOW}
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid")):
         subprocess.run(["git", "config", key, value], cwd=root, check=True)
     subprocess.run([LOA_MEM, "init"], cwd=root, env=env, check=True, capture_output=True)
-    rows = [(c, m) for c, m, _, _ in SET] + _distractors(size - len(SET), random.Random(7))
+    labelled, _ = _rows()
+    rows = labelled + _distractors(size - len(labelled), random.Random(7))
     texts: dict[str, list[str]] = {c: [] for c in FILES}
     for n, (category, content) in enumerate(rows):
         texts[category].append(_entry(n, category, content))
@@ -75,7 +109,7 @@ def build(root: Path, size: int, model: str | None) -> list[str]:
             "\n  retrieval:", f"\n  retrieval:\n    model: {model}"), encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=root, check=True)
     subprocess.run(["git", "commit", "-qm", "bench store"], cwd=root, check=True)
-    return [f"MEM-20261101-{n:05d}" for n in range(len(SET))]
+    return [f"MEM-20261101-{n:05d}" for n in range(len(labelled))]
 
 
 def _stems(text: str) -> set[str]:
@@ -89,7 +123,7 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS}
 
 
-def quality(root: Path, answers: list[str], mode: str) -> dict[str, float]:
+def quality(root: Path, ids: list[str], queries: list[Query], mode: str) -> dict[str, float]:
     from loa_mem.memory.recall import Filters, rank
     from loa_mem.memory.store import Store
 
@@ -97,21 +131,48 @@ def quality(root: Path, answers: list[str], mode: str) -> dict[str, float]:
     store = Store.open(str(root))
     db = store.index.db
     retrieval = store.config.retrieval
-    ranks: dict[str, list[int | None]] = {"word": [], "paraphrase": []}
-    for (_, _, word, paraphrase), answer in zip(SET, answers, strict=True):
-        for kind, query in (("word", word), ("paraphrase", paraphrase)):
-            hits = [h.id for h in rank(db, Filters(query=query, limit=10, mode=mode), 0.2,
-                                       retrieval)]
-            ranks[kind].append(hits.index(answer) + 1 if answer in hits else None)
-    every = ranks["word"] + ranks["paraphrase"]
+    found: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
+    for query, evidence, paraphrase in queries:
+        hits = [h.id for h in rank(db, Filters(query=query, limit=10, mode=mode), 0.2,
+                                   retrieval)]
+        wanted = {ids[n] for n in evidence}
+        ranks = [i + 1 for i, hit in enumerate(hits) if hit in wanted]
+        found[paraphrase].append((sum(1 for r in ranks if r <= 5) / len(wanted),
+                                  len(ranks) / len(wanted), 1 / ranks[0] if ranks else 0.0))
+    every = found[False] + found[True]
 
-    def scores(found: list[int | None]) -> tuple[float, float, float]:
-        return (sum(1 for r in found if r and r <= 5) / len(found),
-                sum(1 for r in found if r) / len(found),
-                sum(1 / r for r in found if r) / len(found))
-    r5, r10, mrr = scores(every)
-    _, p10, pmrr = scores(ranks["paraphrase"])
-    return {"r@5": r5, "r@10": r10, "mrr": mrr, "para r@10": p10, "para mrr": pmrr}
+    def mean(values: list[tuple[float, float, float]], i: int) -> float:
+        return sum(v[i] for v in values) / max(len(values), 1)
+    return {"r@5": mean(every, 0), "r@10": mean(every, 1), "mrr": mean(every, 2),
+            "para r@10": mean(found[True], 1), "para mrr": mean(found[True], 2)}
+
+
+def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -> None:
+    from loa_mem.memory import stopwords
+
+    rows: list[tuple[str, dict[str, float]]] = []
+    kept = stopwords.STOP_WORDS
+    stopwords.STOP_WORDS = frozenset()
+    rows.append(("lexical, stop words matched", quality(root, ids, queries, "lexical")))
+    stopwords.STOP_WORDS = kept
+    for mode in modes:
+        rows.append((mode, quality(root, ids, queries, mode)))
+    print(f"{'mode':45} {'r@5':>6} {'r@10':>6} {'MRR':>6} {'para r@10':>10} {'para MRR':>9}")
+    for name, found in rows:
+        print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f} "
+              f"{found['para r@10']:10.3f} {found['para mrr']:9.3f}")
+
+
+def _tune(root: Path, ids: list[str], queries: list[Query]) -> None:
+    from loa_mem.memory.semantic import fusion
+
+    kept = fusion.LEXICAL_WEIGHT
+    print(f"{'hybrid, lexical weight (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
+    for weight in (0.25, 0.5, 0.75, 1.0):
+        fusion.LEXICAL_WEIGHT = weight
+        found = quality(root, ids, queries, "hybrid")
+        print(f"{weight:<45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f}")
+    fusion.LEXICAL_WEIGHT = kept
 
 
 def _time(command: list[str], cwd: Path, runs: int) -> float:
@@ -129,32 +190,29 @@ def main() -> None:
     parser.add_argument("--model", default=None, help="a model2vec model folder or id")
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--size", type=int, default=10000)
+    parser.add_argument("--tune", action="store_true", help="sweep the hybrid lexical weight "
+                        "on the tuning half")
+    parser.add_argument("--no-speed", action="store_true", help="quality only")
     args = parser.parse_args()
     modes = ["lexical", "semantic", "hybrid"] if args.model else ["lexical"]
-    overlap = sum(1 for _, m, _, p in SET if _stems(m) & _stems(p))
-    print(f"{len(SET) * 2} queries over {len(SET)} labelled memories in 1,000 entries; "
-          f"paraphrases sharing a word with their memory: {overlap}")
+    _, sets = _rows()
+    labelled = _rows()[0]
+    for name, queries in sets.items():
+        sharing = sum(1 for q, evidence, para in queries if para and any(
+            _stems(q) & _stems(labelled[n][1]) for n in evidence))
+        print(f"{name}: {len(queries)} queries, {sum(1 for q in queries if q[2])} paraphrases "
+              f"({sharing} sharing a word with their evidence)")
     with tempfile.TemporaryDirectory() as tmp:
         small = Path(tmp) / "quality"
-        answers = build(small, 1000, args.model)
-        from loa_mem.memory import scoring, stopwords
-
-        rows: list[tuple[str, dict[str, float]]] = []
-        kept = stopwords.STOP_WORDS
-        stopwords.STOP_WORDS = frozenset()
-        rows.append(("lexical, as before (stop words matched)", quality(small, answers,
-                                                                        "lexical")))
-        stopwords.STOP_WORDS = kept
-        for weights in ("1.0, 1.0, 1.0", "1.0, 2.0, 2.0"):
-            scoring.FIELD_WEIGHTS = weights
-            rows.append((f"lexical, stop words out, weights {weights}",
-                         quality(small, answers, "lexical")))
-        for mode in modes[1:]:
-            rows.append((mode, quality(small, answers, mode)))
-        print(f"{'mode':45} {'r@5':>6} {'r@10':>6} {'MRR':>6} {'para r@10':>10} {'para MRR':>9}")
-        for name, found in rows:
-            print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f} "
-                  f"{found['para r@10']:10.3f} {found['para mrr']:9.3f}")
+        ids = build(small, 1000, args.model)
+        for name, queries in sets.items():
+            print(f"\n{name}")
+            _table(small, ids, queries, modes)
+        if args.tune and args.model:
+            print()
+            _tune(small, ids, sets["conversation, tuning half"])
+        if args.no_speed:
+            return
         big = Path(tmp) / "speed"
         build(big, args.size, args.model)
         subprocess.run([LOA_MEM, "validate"], cwd=big, check=True, capture_output=True)
@@ -164,12 +222,34 @@ def main() -> None:
             subprocess.run([LOA_MEM, "recall", "warm up", "--mode", "semantic"], cwd=big,
                            check=True, capture_output=True)
             build_ms = (time.perf_counter() - start) * 1000
-            print(f"{'embed every entry (first semantic recall)':45} {build_ms:9.0f}      10000  "
-                  f"{'ok' if build_ms <= 10000 else 'MISS'}")
+            _row("embed every entry (first semantic recall)", build_ms, 10000)
         for mode in modes:
-            ms = _time([LOA_MEM, "recall", "postgres database", "--mode", mode], big, args.runs)
-            verdict = "ok" if ms <= 250 else f"MISS by {ms - 250:.0f} ms"
-            print(f"{'recall QUERY --mode ' + mode:45} {ms:9.0f}        250  {verdict}")
+            ms = _time([LOA_MEM, "recall", "which relational store did we pick", "--mode", mode],
+                       big, args.runs)
+            _row(f"recall QUERY --mode {mode}", ms, 250)
+        if args.model:
+            _after_remember(big, args.runs)
+
+
+def _row(name: str, ms: float, budget: float) -> None:
+    verdict = "ok" if ms <= budget else f"MISS by {ms - budget:.0f} ms"
+    print(f"{name:45} {ms:9.0f}  {budget:9.0f}  {verdict}")
+
+
+def _after_remember(root: Path, runs: int) -> None:
+    """remember (with its commit), then the hybrid recall that embeds the new entry."""
+    env = {**os.environ, "LOA_MEM_NOW": NOW}
+    remember, recall = [], []
+    for n in range(runs):
+        for command, times in (
+                ([LOA_MEM, "remember", f"Bench note {n}: the relational store is PostgreSQL "
+                  f"{n}.", "-c", "fact", "--confidence", "0.9"], remember),
+                ([LOA_MEM, "recall", "which relational store", "--mode", "hybrid"], recall)):
+            start = time.perf_counter()
+            subprocess.run(command, cwd=root, env=env, check=True, capture_output=True)
+            times.append((time.perf_counter() - start) * 1000)
+    _row("remember (with commit; embeds nothing)", statistics.median(remember), 350)
+    _row("recall --mode hybrid after it (embeds 1)", statistics.median(recall), 250)
 
 
 if __name__ == "__main__":
