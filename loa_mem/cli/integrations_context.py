@@ -193,7 +193,7 @@ def _changed(result: Changed) -> list[Block]:
         if not target["changed"]:
             out.append(f"{label}: {target['path']} already up to date")
         elif result.action == "install":
-            what = ", ".join(target.get("events") or []) or "validate"
+            what = ", ".join(target.get("events") or []) or "validate --staged"
             out.append(f"{label}: {target['path']} now runs loa-mem ({what})")
         else:
             gone = " (file removed: nothing else was in it)" if target.get("deleted") else ""
