@@ -19,19 +19,33 @@ def main(argv: list[str] | None = None) -> None:
 
         print(f"loa-mem {__version__}")
         sys.exit(0)
+    try:
+        code = _dispatch(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # the reader went away (`loa-mem recall | head -1`): nothing left to say, and Python's
+        # own flush at exit must not complain either
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)
+
+
+def _dispatch(args: list[str]) -> int:
     if args[:1] == ["context"]:
         from loa_mem.context.fast import main as context_main
 
-        sys.exit(context_main(args[1:], _slow_context, _run))
+        return context_main(args[1:], _slow_context, _run)
     if args[:2] == ["capture", "tool-result"]:
         from loa_mem.cli.fast_capture import main as capture_main
 
-        sys.exit(capture_main(args[1:], _run))
+        return capture_main(args[1:], _run)
     if args[:1] == ["recall"]:
         from loa_mem.cli.fast_recall import main as recall_main
 
-        sys.exit(recall_main(args[1:], _run))
-    sys.exit(_run(args))
+        return recall_main(args[1:], _run)
+    return _run(args)
 
 
 def _run(args: list[str]) -> int:

@@ -123,3 +123,70 @@ def test_the_completion_script_can_be_shown_and_installed(tmp_path: Path) -> Non
     assert installed.returncode == 0, installed.stderr
     assert "_LOA_MEM_COMPLETE" in (Path(os.environ["HOME"]) / ".bashrc").read_text() or any(
         "loa-mem" in p.name for p in Path(os.environ["HOME"]).rglob("*"))
+
+
+# -- 80 columns: ids and paths are whole ------------------------------------------------------
+LONG = ("services/payments/adapters/outbound/stripe/webhooks/handlers/"
+        "refund_reconciliation.py")
+WORDY = ("The refund reconciliation job replays every webhook it missed during an outage, "
+         "in order, and marks each one it applied so that a second run changes nothing.")
+
+
+@pytest.fixture
+def busy(cli: Cli, store: Path) -> dict[str, list[str]]:
+    """A store whose entries have long summaries, and a working set with a long path."""
+    from tests import ws_support as ws
+
+    ids = [cli.ok("remember", f"{WORDY} (case {n})", "-c", "learning", "-t", "payments",
+                  "--json").json()["id"] for n in range(3)]
+    soon = cli.ok("remember", f"{WORDY} (temporary)", "-c", "fact", "--ttl", "3d",
+                  "--json").json()["id"]
+    ws.write(store, LONG, "x" * 400)
+    ws.write(store, "docs/overview.md", "y" * 40)
+    return {"ids": [*ids, soon], "paths": [LONG]}
+
+
+def _whole(text: str, expected: list[str]) -> None:
+    assert "\x1b[" not in text  # NO_COLOR: no colour, no bold, no dim
+    for item in expected:
+        assert item in text, f"{item} is cut or missing in\n{text}"
+    for line in text.splitlines():
+        for word in line.replace("│", " ").split():
+            if word.startswith(("MEM-", "services/")) and word.endswith("…"):
+                pytest.fail(f"cut: {word}")
+
+
+@pytest.mark.parametrize("args", [("recall",), ("recall", "--explain"),
+                                  ("recall", "refund", "--explain", "--include-superseded")])
+def test_recall_at_80_columns_shows_whole_ids(store: Path, busy: dict[str, list[str]],
+                                              args: tuple[str, ...]) -> None:
+    _whole(terminal_support.on_terminal(store, *args), busy["ids"])
+
+
+def test_history_and_status_at_80_columns_show_whole_ids(cli: Cli, store: Path,
+                                                         busy: dict[str, list[str]]) -> None:
+    first = busy["ids"][0]
+    cli.ok("feedback", first, "--success")
+    _whole(terminal_support.on_terminal(store, "history", first), [first])
+    status = terminal_support.on_terminal(store, "status", env={"LOA_MEM_NOW": FIXED_SOON})
+    _whole(status, [busy["ids"][-1]])
+
+
+FIXED_SOON = "2026-02-03T10:30:00Z"  # a day before the temporary fact expires
+
+
+def test_advise_and_gc_at_80_columns_show_whole_paths(cli: Cli, store: Path,
+                                                      busy: dict[str, list[str]]) -> None:
+    advised = terminal_support.on_terminal(
+        store, "advise", "--cold", LONG, "--action", "delete_from_working_set", "--why",
+        "finished reconciling the refunds of the outage week, nothing left to check here")
+    _whole(advised, [LONG])
+    collected = terminal_support.on_terminal(store, "gc")
+    _whole(collected, [LONG])
+
+
+def test_a_wide_terminal_draws_a_table(store: Path, busy: dict[str, list[str]]) -> None:
+    text = terminal_support.on_terminal(store, "recall", columns=160)
+
+    assert "┃" in text or "│" in text
+    _whole(text, busy["ids"])

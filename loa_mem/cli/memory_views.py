@@ -39,6 +39,10 @@ def recalled(result: Recalled) -> list[Block]:
     if not result.hits:
         return ["no memories match" + (f" {result.query!r}" if result.query else "")]
     columns = ["id", "category", "score", "confidence", "summary"]
+    # --include-superseded, --include-expired or --include-archived: say which is which
+    with_state = any(hit.state != "active" for hit in result.hits)
+    if with_state:
+        columns.insert(2, "state")
     # semantic and hybrid recall show what the text part was made of
     text_parts = [p for p in ("lexical", "semantic") if any(p in h.parts for h in result.hits)]
     if result.explain:
@@ -47,6 +51,8 @@ def recalled(result: Recalled) -> list[Block]:
     for hit in result.hits:
         row = [hit.id, hit.data.get("category"), hit.score, hit.data.get("confidence"),
                hit.data.get("summary") or str(hit.data.get("content", ""))[:80]]
+        if with_state:
+            row.insert(2, hit.state)
         if result.explain:
             row += [hit.parts.get("text"), *(hit.parts.get(p) for p in text_parts),
                     hit.parts["recency"], hit.parts["tier"]]
@@ -67,12 +73,26 @@ def shown(result: Shown) -> list[Block]:
         f"expires: {entry.get('expires_at') or 'never'}",
         f"tags:       {', '.join(entry.get('tags') or []) or '-'}",
         f"source:     {_source(entry.get('source'))}",
-        f"tier:       {result.tier}   effectiveness: {entry.get('effectiveness') or '-'}",
+        f"tier:       {result.tier}   "
+        f"effectiveness: {_effectiveness(entry.get('effectiveness'))}",
     ]
+    if entry.get("archived") or result.state == "archived":
+        lines.append(f"archived:   {entry.get('archived_at') or '-'}   reason: "
+                     f"{entry.get('archive_reason') or '-'}")
     if len(result.chain) > 1:
         lines.append("chain:      " + " -> ".join(result.chain))
     lines += ["", str(entry.get("content", "")).rstrip()]
     return lines
+
+
+def _effectiveness(effect: object) -> str:
+    """`score 67 after 3 application(s): 2 worked, 1 failed`, or `-` before any."""
+    if not isinstance(effect, dict) or not effect.get("applications"):
+        return "-"
+    score = effect.get("score")
+    return (f"score {score if score is not None else '-'} after {effect['applications']} "
+            f"application(s): {effect.get('successes') or 0} worked, "
+            f"{effect.get('failures') or 0} failed")
 
 
 def _source(source: object) -> str:

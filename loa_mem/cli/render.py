@@ -57,11 +57,16 @@ def _cell(value: Any) -> str:
     return printable(str(value), one_line=True)
 
 
-def _plain(block: Block) -> str:
+def _plain(block: Block, width: int = 0) -> str:
+    """Aligned plain text. Given a terminal `width`, the free-text columns are shortened (with
+    `…`) so that a row fits it; the other columns are never cut."""
     if isinstance(block, str):
         return block + "\n"
     rows = [[_cell(c) for c in row] for row in block.rows]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(block.columns)]
+    if width:
+        widths = _shortened(block.columns, widths, width)
+        rows = [[_cut(c, w) for c, w in zip(r, widths, strict=True)] for r in rows]
     lines = [block.title] if block.title else []
     header = zip(block.columns, widths, strict=True)
     lines.append("  ".join(h.upper().ljust(w) for h, w in header).rstrip())
@@ -69,21 +74,71 @@ def _plain(block: Block) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _rich(blocks: list[Block]) -> None:
-    from rich.console import Console
-    from rich.table import Table as RichTable
+def _shortened(columns: Sequence[str], widths: list[int], width: int) -> list[int]:
+    text = [i for i, name in enumerate(columns) if name in TEXT_COLUMNS]
+    fixed = sum(w for i, w in enumerate(widths) if i not in text) + 2 * (len(widths) - 1)
+    if not text or fixed + sum(widths[i] for i in text) <= width:
+        return widths
+    share = max(_MIN_TEXT_WIDTH, (width - fixed) // len(text))
+    return [min(w, share) if i in text else w for i, w in enumerate(widths)]
 
-    console = Console()
+
+def _cut(cell: str, width: int) -> str:
+    return cell if len(cell) <= width else cell[:width - 1] + "…"
+
+
+# Columns of free text: the only ones that wrap on a narrow terminal. Every other column (ids,
+# paths, dates, numbers) keeps its whole width, so an id is never cut to `MEM-2026…`.
+TEXT_COLUMNS = frozenset({"summary", "content", "subject", "why", "reason", "decision", "value",
+                          "excluded because", "agent should", "relationships"})
+_MIN_TEXT_WIDTH = 12
+
+
+def console(stderr: bool = False) -> Any:
+    """A rich console; with NO_COLOR set it writes no escape codes at all (rich alone would
+    still write bold and dim)."""
+    import os
+
+    from rich.console import Console
+
+    plain = "NO_COLOR" in os.environ
+    return Console(stderr=stderr, color_system=None if plain else "auto", no_color=plain)
+
+
+def _rich(blocks: list[Block]) -> None:
+    out = console()
     for block in blocks:
         if isinstance(block, str):
-            console.print(block, markup=False, highlight=False)
-            continue
-        table = RichTable(title=block.title or None, show_lines=False)
-        for column in block.columns:
-            table.add_column(column)
-        for row in block.rows:
-            table.add_row(*(_cell(c) for c in row))
-        console.print(table)
+            out.print(block, markup=False, highlight=False, soft_wrap=True)
+        elif not _fits(block, out.width):
+            out.file.write(_plain(block, out.width))  # no room for a table's borders
+        else:
+            out.print(_rich_table(block))
+
+
+def _fits(block: Table, width: int) -> bool:
+    """Whether the fixed columns, their borders and a narrow text column fit in `width`."""
+    cells = [[_cell(c) for c in row] for row in block.rows]
+    needed = 1 + 3 * len(block.columns)
+    for i, name in enumerate(block.columns):
+        widest = max([len(name)] + [len(row[i]) for row in cells])
+        needed += min(widest, _MIN_TEXT_WIDTH) if name in TEXT_COLUMNS else widest
+    return needed <= width
+
+
+def _rich_table(block: Table) -> Any:
+    from rich.table import Table as RichTable
+
+    table = RichTable(title=block.title or None, show_lines=False)
+    for i, name in enumerate(block.columns):
+        if name in TEXT_COLUMNS:
+            table.add_column(name, overflow="fold", min_width=_MIN_TEXT_WIDTH, ratio=1)
+        else:
+            widest = max([len(name)] + [len(_cell(row[i])) for row in block.rows])
+            table.add_column(name, no_wrap=True, min_width=widest)
+    for row in block.rows:
+        table.add_row(*(_cell(c) for c in row))
+    return table
 
 
 def error(message: str) -> None:

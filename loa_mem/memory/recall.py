@@ -43,6 +43,7 @@ class Hit:
     data: dict[str, Any] = field(default_factory=dict)
     path: str = ""
     line: int = 0
+    state: str = "active"
 
 
 @dataclass(frozen=True)
@@ -63,7 +64,7 @@ class Recalled:
                     "confidence": hit.data.get("confidence"), "score": hit.score,
                     "tags": hit.data.get("tags") or [], "expires_at": hit.data.get("expires_at"),
                     "tier": rules.tier(hit.data.get("effectiveness")),
-                    "path": hit.path, "line": hit.line}
+                    "state": hit.state, "path": hit.path, "line": hit.line}
             if self.explain:
                 item["explain"] = hit.parts
             results.append(item)
@@ -101,8 +102,9 @@ def rank(db: Any, filters: Filters, recency_weight: float,
         parts = {"confidence": conf, "recency": rec, "tier": bonus}
         if rel is not None:
             parts = {"text": rel, **_text_parts(db, found, memory_id), **parts}
+        entry = json.loads(data)
         hits.append(Hit(memory_id, round(score, 4), {k: round(v, 4) for k, v in parts.items()},
-                        json.loads(data), path, line))
+                        entry, path, line, rules.state(entry, False, clock.iso(now))))
     return hits
 
 

@@ -288,5 +288,16 @@ def is_expired(entry: dict[str, Any], now_iso: str) -> bool:
     return bool(expiry) and clock.iso(clock.parse_field(expiry, "expires_at")) <= now_iso
 
 
+def state(entry: dict[str, Any], in_archive: bool, now_iso: str) -> str:
+    """active, expired, superseded or archived (the first that holds, from the last)."""
+    if in_archive or entry.get("archived"):
+        return "archived"
+    if entry.get("superseded_by"):
+        return "superseded"
+    if is_expired(entry, now_iso):
+        return "expired"
+    return "active"
+
+
 def is_active(entry: dict[str, Any]) -> bool:
     return not entry.get("archived") and not entry.get("superseded_by")

@@ -54,14 +54,7 @@ class Shown:
                 "tier": self.tier, "chain": self.chain}
 
 
-def entry_state(data: dict[str, Any], in_archive: bool, now_iso: str) -> str:
-    if in_archive or data.get("archived"):
-        return "archived"
-    if data.get("superseded_by"):
-        return "superseded"
-    if model.is_expired(data, now_iso):
-        return "expired"
-    return "active"
+entry_state = model.state
 
 
 def chain_of(store: Store, memory_id: str) -> list[str]:

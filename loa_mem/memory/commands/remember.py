@@ -90,6 +90,9 @@ def supersede(store: Store, old_id: str, request: model.NewEntry, actor: str,
     old = store.entry(model.check_id(old_id))
     if not request.category:
         request = replace(request, category=str(old.data.get("category")))
+    # the replacement is about the same thing: it keeps the old entry's tags, plus new ones
+    kept = [str(t) for t in old.data.get("tags") or [] if isinstance(t, str)]
+    request = replace(request, tags=tuple(dict.fromkeys([*kept, *request.tags])))
     if old.data.get("superseded_by"):
         head = chain_head(store, old_id)
         raise Refused(f"{old_id} is already superseded; the head of its chain is {head}",
