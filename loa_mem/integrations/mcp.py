@@ -305,11 +305,13 @@ def _named(server_class: Any) -> Any:
     from loa_mem import __version__
 
     try:
-        return server_class("loa-mem", instructions=INSTRUCTIONS, version=__version__)
+        server = server_class("loa-mem", instructions=INSTRUCTIONS, version=__version__)
     except TypeError:
         server = server_class("loa-mem", instructions=INSTRUCTIONS)
-        server._mcp_server.version = __version__
-        return server
+    lowlevel = getattr(server, "_mcp_server", None)  # 1.x, where it may have been ignored
+    if lowlevel is not None:
+        lowlevel.version = __version__
+    return server
 
 
 def serve(root: str | None = None) -> None:
