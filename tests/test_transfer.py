@@ -193,42 +193,6 @@ def test_markdown_export_reads_back(cli: Cli, tmp_path: Path) -> None:
     ]
 
 
-def test_mdan_sidecars_both_ways(cli: Cli, tmp_path: Path) -> None:
-    sidecar = {"agent": "Winston", "memories": [
-        {"type": "decision", "content": "Use event sourcing for orders",
-         "source_session": "2026-01-30", "confidence": 1.0},
-        {"type": "context", "content": "The team is three people", "confidence": 0.8},
-        {"type": "preference", "content": "Prefers diagrams", "confidence": 0.5},
-    ]}
-    source = tmp_path / "winston.sidecar.json"
-    source.write_text(json.dumps(sidecar))
-    result = cli.ok("import", str(source), "--json").json()
-    assert result["imported"] == 3
-    [shown] = [e for e in (cli.ok("show", i, "--json").json()["entry"] for i in result["ids"])
-               if e["content"] == "Use event sourcing for orders"]
-    support.assert_new_id(shown["id"], "20260130")
-    assert shown["category"] == "decision"
-    assert shown["source"]["agent"] == "Winston"
-    assert shown["source"]["timestamp"] == "2026-01-30T00:00:00Z"
-    back = json.loads(cli.ok("export", "-f", "mdan", "--agent", "Winston").stdout)
-    assert back["agent"] == "Winston"
-    assert sorted((m["type"], m["content"], m["confidence"]) for m in back["memories"]) == [
-        ("context", "The team is three people", 0.8),
-        ("decision", "Use event sourcing for orders", 1.0),
-        ("preference", "Prefers diagrams", 0.5),
-    ]
-
-
-def test_mdan_observations_under_the_learning_floor_are_refused(cli: Cli, tmp_path: Path
-                                                               ) -> None:
-    source = tmp_path / "mary.json"
-    source.write_text(json.dumps({"memories": [
-        {"type": "observation", "content": "Users skim long pages", "confidence": 0.6}]}))
-    outcome = cli("import", str(source))
-    assert outcome.code == 1
-    assert "under the learning floor of 0.7" in outcome.stderr
-
-
 def test_many_entries_in_one_import_get_distinct_ids(cli: Cli, tmp_path: Path) -> None:
     source = tmp_path / "many.md"
     source.write_text("## Learnings\n" + "".join(f"- Lesson number {n}\n" for n in range(250)))

@@ -2,8 +2,10 @@
 
 With `--session ID` the three writers record into the open session (loa_mem.agents.sessions)
 and `session end` applies the rules in one commit; without it they change the sidecar at once,
-one commit each. Every sidecar write also refreshes the state index (`agents.state_index`, the
-MDAN-STATE.json `agent_sidecars` block).
+one commit each, except `remember` while the agent is in an open session: it records into that
+session, so the per-session cap holds whether or not `--session` is given. Every sidecar write
+also refreshes the state index (`agents.state_index`, the MDAN-STATE.json `agent_sidecars`
+block).
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ def remember(store: Store, agent: str, text: str, kind: str, confidence: float |
     sensitive.refuse_sensitive(content, "the memory")
     record = {"kind": "memory", "type": kind, "content": content, "confidence": value}
     s = settings(store)
+    session = session if session is not None else sessions.open_session_of(store, agent)
     if session is not None:
         count = sessions.record(store, session, agent, record)
         return Changed("remember", agent, session, True,

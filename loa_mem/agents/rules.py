@@ -105,7 +105,7 @@ def recent(data: dict[str, Any], count: int) -> list[dict[str, Any]]:
 
 
 # -- changing a sidecar --------------------------------------------------------------------------
-def _next_id(data: dict[str, Any]) -> str:
+def next_id(data: dict[str, Any]) -> str:
     """m1, m2, ...: never reused, even after the memory is pruned (`memory_seq` remembers)."""
     highest = int(data.get("memory_seq") or 0)
     for memory in memories(data):
@@ -118,7 +118,7 @@ def _next_id(data: dict[str, Any]) -> str:
 
 def add_memory(data: dict[str, Any], kind: str, content: str, confidence: float, *,
                now_iso: str, source_session: str, session: str | None) -> dict[str, Any]:
-    memory = {"id": _next_id(data), "type": kind, "content": content,
+    memory = {"id": next_id(data), "type": kind, "content": content,
               "confidence": confidence, "source_session": source_session,
               "session": session, "created": now_iso, "unreinforced_sessions": 0}
     memories(data).append(memory)

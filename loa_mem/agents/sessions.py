@@ -1,17 +1,18 @@
 """session start | end | list: multi-agent sessions over the agent sidecars (spec section 8).
 
 An open session is a JSON file in the git directory (`.git/loa-mem/sessions/<id>.json`), not in
-the tree: it is working state of one clone, never committed, so `session start` and the
-commands recording into a session commit nothing and `session end` makes the session's one
-commit. It holds the participants and, in order, what each recorded: memories, references to
-stored memories, agreements, disagreements and complements. Writes to it hold the store lock.
+the tree: it is working state of one clone, never committed, so the commands recording into a
+session commit nothing, `session start` commits only the empty sidecar of an agent that has none,
+and `session end` makes the session's one commit. It holds the participants and, in order, what
+each recorded: memories, references to stored memories, agreements, disagreements and
+complements. Writes to it hold the store lock.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -91,6 +92,16 @@ def record(store: Store, session: str, agent: str, item: dict[str, Any]) -> int:
     return sum(1 for r in data["records"] if r["agent"] == agent and r["kind"] == "memory")
 
 
+def open_session_of(store: Store, agent: str) -> str | None:
+    """The open session `agent` takes part in; None when there is none; Refused when there are
+    several (the caller must say which)."""
+    found = [s["session"] for s in list_open(store).sessions if agent in s["agents"]]
+    if len(found) > 1:
+        raise Refused(f"{agent} is in {len(found)} open sessions ({', '.join(found)})",
+                      "say which: --session ID")
+    return found[0] if found else None
+
+
 # -- start ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Started:
@@ -99,10 +110,13 @@ class Started:
     joined: list[str]
     agents: list[dict[str, Any]]
     text: str
+    created: list[str] = field(default_factory=list)
+    commit: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"session": self.session, "started": self.started, "joined": self.joined,
-                "agents": self.agents, "text": self.text}
+                "agents": self.agents, "text": self.text, "created_sidecars": self.created,
+                "commit": self.commit}
 
 
 def _new_id(store: Store) -> str:
@@ -119,7 +133,8 @@ def _briefing(store: Store, agent: str, recent: int) -> dict[str, Any]:
     session, memory or relationship yet (only the trust memory made it)."""
     from loa_mem.agents.state import read_checked
 
-    data = read_checked(store, agent) or {}
+    found = read_checked(store, agent)
+    data = found or {}
     raw = data.get("relationships")
     relationships = {k: [str(a) for a in (raw.get(k) or [] if isinstance(raw, dict) else [])]
                      for k in sidecars.RELATIONSHIP_KINDS}
@@ -128,11 +143,40 @@ def _briefing(store: Store, agent: str, recent: int) -> dict[str, Any]:
              for m in rules.recent(data, recent)]
     first = not (sessions or rules.memories(data) or any(relationships.values()))
     return {"agent": agent, "first_session": first, "sessions_participated": sessions,
-            "memories": shown, "relationships": relationships}
+            "memories": shown, "relationships": relationships, "new": found is None}
 
 
-def start(store: Store, agents: list[str], session: str | None) -> Started:
-    """Open (or join) a session and return each agent's briefing, for injection."""
+def start(store: Store, agents: list[str], session: str | None, actor: str = "",
+          commit: bool = True) -> Started:
+    """Open (or join) a session and return each agent's briefing, for injection; an agent
+    without a sidecar gets an empty one (MDAN: "CREATE empty sidecar structure"), in one
+    commit."""
+    opened = _open(store, agents, session)
+    missing = [b["agent"] for b in opened.agents if b.get("new")]
+    for briefing in opened.agents:
+        briefing.pop("new", None)
+    if not missing:
+        return opened
+    return replace(opened, created=missing, commit=_create(store, opened.session, missing,
+                                                           actor, commit))
+
+
+def _create(store: Store, session: str, agents: list[str], actor: str, commit: bool
+            ) -> str | None:
+    from loa_mem.agents import state
+
+    with store.write("session", actor, commit) as txn:
+        now = clock.now_iso()
+        made = {a: sidecars.new_sidecar(a, now) for a in agents
+                if state.load_checked(store, a) is None}
+        if made:
+            state.save(txn, store, made)
+            txn.event("session-start", [], None, session=session, created=list(made))
+            txn.what = f"start session {session}: new sidecar for {', '.join(made)}"
+    return txn.commit_sha
+
+
+def _open(store: Store, agents: list[str], session: str | None) -> Started:
     if not agents:
         raise Refused("no agent given", "name each participant: --agent A [--agent B]")
     names = list(dict.fromkeys(sidecars.check_agent_name(a) for a in agents))

@@ -114,12 +114,14 @@ def session_start(
     session: Annotated[str | None, typer.Option(
         "--session", help="Session id (default: S-<time>); an open session is joined.",
         show_default=False)] = None,
-    root: Root = None, as_json: Json = False,
+    root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
-    """Open a session; print each agent's last memories and relationships for its context."""
+    """Open a session; print each agent's last memories and relationships for its context
+    (an agent without a sidecar gets an empty one, committed)."""
     from loa_mem.agents.sessions import start
 
-    emit(start(_store(root), agent, session), as_json, views.started)
+    emit(start(_store(root), agent, session, events.actor(), not no_commit), as_json,
+         views.started)
 
 
 @session_app.command("end")

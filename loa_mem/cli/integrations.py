@@ -103,18 +103,26 @@ def import_entries(
         "--skip-invalid", help="Import the valid entries and list the others.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Check and report; write nothing.")
                        ] = False,
-    agent: Annotated[str | None, typer.Option("--agent", help="Who imports (events log).")
-                     ] = None,
+    agent: Annotated[str | None, typer.Option(
+        "--agent", help="Who imports (events log); mdan: whose sidecar (default: the file's "
+        "agent, else its name).")] = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
-    """Import entries (jsonl, markdown, Claude Code memory files, MDAN sidecars): every entry
-    is checked first, then all are written in one commit, or none."""
+    """Import entries (jsonl, markdown, Claude Code memory files) or an MDAN agent sidecar:
+    everything is checked first, then written in one commit, or nothing."""
     from loa_mem.core import events
-    from loa_mem.memory.commands.transfer import import_file
+    from loa_mem.memory.commands.transfer import chosen_format, import_file
     from loa_mem.memory.store import Store
 
+    store = Store.open(root)
+    if chosen_format(source, fmt) == "mdan":
+        from loa_mem.agents.transfer import import_sidecar
+
+        emit(import_sidecar(store, source, agent, events.actor(agent), dry_run=dry_run,
+                            commit=not no_commit), as_json, views.imported_sidecar)
+        return
     with _progress() as progress:
-        result = import_file(Store.open(root), source, fmt, events.actor(agent),
+        result = import_file(store, source, fmt, events.actor(agent),
                              category=category, skip_invalid=skip_invalid, dry_run=dry_run,
                              commit=not no_commit, progress=progress)
     emit(result, as_json, views.imported)
@@ -131,10 +139,12 @@ def export_entries(
         "--all", help="Also archived, superseded and expired entries (jsonl always has "
         "them).")] = False,
     agent: Annotated[str | None, typer.Option(
-        "--agent", help="Only entries this agent remembered; names the MDAN sidecar.")] = None,
+        "--agent", help="Only entries this agent remembered; mdan: whose sidecar (required).")
+                     ] = None,
     root: Root = None, as_json: Json = False,
 ) -> None:
-    """Export entries: jsonl (lossless), markdown, claude (a MEMORY.md) or mdan (a sidecar)."""
+    """Export entries: jsonl (lossless), markdown, claude (a MEMORY.md), or an agent's sidecar
+    as MDAN's .sidecar.json (mdan)."""
     from dataclasses import replace
 
     from loa_mem.core.filewrite import atomic_write
@@ -142,8 +152,13 @@ def export_entries(
     from loa_mem.memory.store import Store
 
     store = Store.open(root)
-    result = do_export(store, fmt, categories=tuple(category or ()), everything=everything,
-                       agent=agent)
+    if fmt == "mdan":
+        from loa_mem.agents.transfer import export_sidecar
+
+        result = export_sidecar(store, agent)
+    else:
+        result = do_export(store, fmt, categories=tuple(category or ()), everything=everything,
+                           agent=agent)
     if output is None and not as_json:
         sys.stdout.write(result.text)
         return

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from loa_mem.agents.transfer import SidecarImported
 from loa_mem.cli.render import Block
 from loa_mem.integrations.merge_driver import FileMerge
 from loa_mem.memory.commands.transfer import Exported, Imported
@@ -55,3 +56,16 @@ def imported(result: Imported) -> list[Block]:
 def exported(result: Exported) -> list[Block]:
     return [f"exported {result.count} entr{'y' if result.count == 1 else 'ies'} as "
             f"{result.format} to {result.path}"]
+
+
+def imported_sidecar(result: SidecarImported) -> list[Block]:
+    verb = "would import" if result.dry_run else "imported"
+    note = "" if result.dry_run else (f" (commit {result.commit[:10]})" if result.commit
+                                      else " (not committed)")
+    made = "new sidecar" if result.created else "sidecar"
+    lines: list[Block] = [f"{verb} {result.agent}'s MDAN sidecar from {result.source} into "
+                          f"{made} {result.path}{note}",
+                          f"memories added: {result.added}"]
+    if result.held:
+        lines.append(f"already held, not written again: {result.held}")
+    return lines

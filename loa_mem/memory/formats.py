@@ -6,7 +6,8 @@
   after each bullet keeps id, confidence and tags (invisible when rendered).
 - `claude`: Claude Code memory files (CLAUDE.md, MEMORY.md): every top-level bullet becomes an
   entry, its category taken from the heading above it (Decisions, Preferences, Gotchas, ...).
-- `mdan`: an MDAN sidecar (`{agent, memories: [{type, content, source_session, confidence}]}`).
+- `mdan`: an MDAN `.sidecar.json`; it is an agent's sidecar, not entries, so
+  `loa_mem.agents.transfer` reads and writes it (this module only names and detects it).
 
 Parsing never raises for one bad item: each item becomes a `Draft` or a `Skipped` with the line
 it came from, and the import command decides (it refuses the whole file unless asked to skip).
@@ -34,10 +35,6 @@ _HEADING_WORDS = (
     ("error", ("error", "errors", "gotchas", "gotcha", "pitfalls", "bugs", "known issues")),
     ("fact", ("fact", "facts", "context", "overview", "project")),
 )
-_MDAN_TO = {"decision": "decision", "preference": "preference", "context": "fact",
-            "observation": "learning"}
-_TO_MDAN = {"decision": "decision", "preference": "preference", "fact": "context",
-            "learning": "observation", "error": "observation"}
 _BULLET = re.compile(r"^(\s*)(?:[-*+]|\d+[.)])\s+(.*)$")
 _META = re.compile(r"\s*<!--\s*(MEM-\d{8}-(?:[a-z2-7]{6,}|\d{3,}))?([^>]*?)-->\s*$")
 
@@ -91,7 +88,8 @@ def parse(text: str, fmt: str, name: str, default_category: str | None) -> Parse
     if fmt == "jsonl":
         return _parse_jsonl(text)
     if fmt == "mdan":
-        return _parse_mdan(text, name)
+        raise Refused("an MDAN sidecar is an agent's sidecar, not entries",
+                      "import it with `loa-mem import FILE -f mdan`")
     if fmt in ("markdown", "claude"):
         return _parse_markdown(text, fmt, name, default_category)
     raise Refused("unknown --format", f"use one of: {', '.join(FORMATS)}")
@@ -184,41 +182,6 @@ def _number(value: str | None) -> float | None:
         return None
 
 
-def _slug(text: str) -> str:
-    return "-".join(re.findall(r"[a-z0-9]+", text.lower()))[:64] or "agent"
-
-
-def _parse_mdan(text: str, name: str) -> Parsed:
-    parsed = Parsed()
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise Refused(f"{name} is not JSON ({error.msg} at line {error.lineno})",
-                      "an MDAN sidecar is one JSON object with a memories list") from None
-    memories = data.get("memories") if isinstance(data, dict) else data
-    if not isinstance(memories, list):
-        raise Refused(f"{name} has no memories list", "an MDAN sidecar has {\"memories\": [...]}")
-    stem = name.rsplit("/", 1)[-1].split(".", maxsplit=1)[0]
-    agent = str(data.get("agent") or data.get("name") or stem) if isinstance(data, dict) else stem
-    for number, memory in enumerate(memories, start=1):
-        if not isinstance(memory, dict) or not isinstance(memory.get("content"), str):
-            parsed.skipped.append(Skipped(number, "a memory without content"))
-            continue
-        kind = str(memory.get("type") or "observation")
-        category = _MDAN_TO.get(kind)
-        if category is None:
-            parsed.skipped.append(Skipped(number, "unknown memory type"))
-            continue
-        when = _when(memory.get("source_session"))
-        request = model.NewEntry(
-            content=memory["content"], category=category,
-            confidence=_number(str(memory["confidence"])) if "confidence" in memory else None,
-            tags=("mdan", _slug(agent), kind), agent=agent,
-            session=str(memory.get("source_session") or "mdan"))
-        parsed.drafts.append(Draft(number, request=request, when=when))
-    return parsed
-
-
 def _when(value: Any) -> str | None:
     if not value:
         return None
@@ -237,7 +200,8 @@ def render(entries: list[dict[str, Any]], fmt: str, agent: str | None = None) ->
     if fmt == "claude":
         return _render_claude(entries)
     if fmt == "mdan":
-        return _render_mdan(entries, agent)
+        raise Refused("an MDAN sidecar is an agent's sidecar, not entries",
+                      "export it with `loa-mem export -f mdan --agent NAME`")
     raise Refused("unknown --format", f"use one of: {', '.join(FORMATS)}")
 
 
@@ -270,22 +234,3 @@ def _render_claude(entries: list[dict[str, Any]]) -> str:
         out += ["\n", f"## {_PLURAL[category]}\n", "\n"]
         out += [f"- {' '.join(str(e.get('content', '')).split())}\n" for e in group]
     return "".join(out)
-
-
-def _render_mdan(entries: list[dict[str, Any]], agent: str | None) -> str:
-    memories = []
-    for entry in entries:
-        text = " ".join(str(entry.get("summary") or entry.get("content") or "").split())
-        source = entry["source"] if isinstance(entry.get("source"), dict) else {}
-        memories.append({
-            "type": _TO_MDAN.get(str(entry.get("category")), "observation"),
-            "content": text if len(text) <= 100 else text[:99].rstrip() + "…",
-            "source_session": str(source.get("timestamp") or ""),
-            "confidence": max(0.5, min(1.0, float(entry.get("confidence") or 0.5))),
-        })
-    sidecar = {"agent": agent or "loa-mem", "sessions_participated": 0,
-               "last_updated": clock.now_iso(), "memories": memories,
-               "relationships": {"agrees_with": [], "disagrees_with": [], "complements": []},
-               "decision_history": []}
-    return json.dumps(sidecar, ensure_ascii=False, indent=2) + "\n"
-

@@ -62,7 +62,17 @@ class _Candidate:
     entry: dict[str, Any]
 
 
-def _read(store: Store, source: str) -> tuple[str, str]:
+def chosen_format(source: str, fmt: str | None) -> str:
+    """--format, else the format the file name says."""
+    if fmt is None and source == "-":
+        raise Refused("the format of stdin is unknown", "pass --format")
+    if fmt is not None and fmt not in transfer.FORMATS:
+        raise Refused("unknown --format", f"use one of: {', '.join(transfer.FORMATS)}")
+    return fmt or transfer.detect(source)
+
+
+def read_source(store: Store, source: str) -> tuple[str, str]:
+    """The text of the file (or stdin, `-`) and its name as reported: relative to the store."""
     if source == "-":
         return textfile.read_stdin(), "stdin"
     path = Path(source)
@@ -251,7 +261,7 @@ def _refuse(problems: list[str], total: int, name: str) -> Refused:
 def import_file(store: Store, source: str, fmt: str | None, actor: str, *,
                 category: str | None = None, skip_invalid: bool = False, dry_run: bool = False,
                 commit: bool = True, progress: Progress | None = None) -> Imported:
-    text, name = _read(store, source)
+    text, name = read_source(store, source)
     if fmt is None and source == "-":
         raise Refused("the format of stdin is unknown", "pass --format")
     chosen = fmt or transfer.detect(name)
