@@ -51,7 +51,12 @@ def test_start_briefs_each_agent_for_injection(cli: Cli, store: Path) -> None:
         "\n"
         "## qa\n"
         "First session for this agent — no prior memories\n")
-    assert (support.snapshot(store), commits(store)) == before  # start writes no tree file
+    # start writes only the sidecar of the agent that had none (qa), in one commit
+    assert commits(store) == before[1] + 1
+    assert support.changed_files(store) == sorted([rel("qa"), STATE, EVENTS])
+    assert {k: v for k, v in support.snapshot(store).items()
+            if k not in (rel("qa"), STATE, EVENTS)} == {
+        k: v for k, v in before[0].items() if k not in (STATE, EVENTS)}
     assert list(open_sessions(store)) == ["s1.json"]
 
 
@@ -117,8 +122,9 @@ def test_end_is_one_commit_and_leaves_the_users_work_alone(cli: Cli, store: Path
     (store / "staged.txt").write_text("staged\n", encoding="utf-8")
     git(store, "add", "staged.txt")
     (store / "untracked.txt").write_text("untracked\n", encoding="utf-8")
-    status, before = support.porcelain(store), commits(store)
+    status = support.porcelain(store)
     session(cli, "s1", "architect", "qa", now=T0)
+    before = commits(store)
     cli.ok("agent", "remember", "qa", "Flaky CI", "--type", "observation", "--session", "s1")
 
     out = end(cli, "s1", now=T1)
@@ -145,7 +151,7 @@ def test_end_counts_the_session_for_every_participant(cli: Cli, store: Path) -> 
     for agent, sessions in (("architect", 8), ("qa", 1)):
         data = sidecar(store, agent)
         assert (data["sessions_participated"], data["last_updated"]) == (sessions, T1)
-    assert sidecar(store, "qa")["created"] == T1  # the new agent's sidecar is created at end
+    assert sidecar(store, "qa")["created"] == T0  # the new agent's sidecar: made at start
     assert state(store)["agent_sidecars"] == {
         "architect": {"path": rel("architect"), "last_updated": T1, "memory_count": 1,
                       "sessions": 8},
