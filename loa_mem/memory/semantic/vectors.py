@@ -7,7 +7,7 @@ loaded whole, nothing is copied out of SQLite.
 
 Which row belongs to which entry is in the index itself: `entry_vectors(rowid, slot)`, with a
 trigger that removes an entry's slot when its row of `entries` goes (a re-parsed file, a
-forgotten entry). `sync` embeds the entries that have no slot and appends their vectors, so a
+forgotten entry) or its data is changed in place. `sync` embeds the entries that have no slot and appends their vectors, so a
 remember costs the next recall one entry. The generation stamp ties the file to the index:
 the index's `meta` row `vectors_generation` must equal the file's, so a deleted or rebuilt
 index (a clone, a schema change), a deleted or damaged file, or another model rebuilds the
@@ -44,6 +44,8 @@ BATCH = 2048  # entries embedded per encode call
 _DDL = """
 CREATE TABLE IF NOT EXISTS entry_vectors(rowid INTEGER PRIMARY KEY, slot INTEGER NOT NULL);
 CREATE TRIGGER IF NOT EXISTS entry_vectors_gone AFTER DELETE ON entries
+BEGIN DELETE FROM entry_vectors WHERE rowid = old.rowid; END;
+CREATE TRIGGER IF NOT EXISTS entry_vectors_changed AFTER UPDATE OF data ON entries
 BEGIN DELETE FROM entry_vectors WHERE rowid = old.rowid; END;
 """
 
