@@ -7,12 +7,12 @@ loaded whole, nothing is copied out of SQLite.
 
 Which row belongs to which entry is in the index itself: `entry_vectors(rowid, slot)`, with a
 trigger that removes an entry's slot when its row of `entries` goes (a re-parsed file, a
-forgotten entry) or its data is changed in place. `sync` embeds the entries that have no slot and appends their vectors, so a
-remember costs the next recall one entry. The generation stamp ties the file to the index:
-the index's `meta` row `vectors_generation` must equal the file's, so a deleted or rebuilt
-index (a clone, a schema change), a deleted or damaged file, or another model rebuilds the
-whole file (10,000 entries in about a second). Rows left unused by removed entries are
-dropped by that rebuild once they outnumber the used ones.
+forgotten entry) or its data is changed in place. `sync` embeds the entries that have no slot
+and appends their vectors, so a remember costs the next recall one entry. The generation stamp
+ties the file to the index: the index's `meta` row `vectors_generation` must equal the file's,
+so a deleted or rebuilt index (a clone, a schema change), a deleted or damaged file, or another
+model rebuilds the whole file (10,000 entries in about a second). Rows left unused by removed
+entries are dropped by that rebuild once they outnumber the used ones.
 
 An index held in memory (a read-only checkout) keeps its vectors in memory too.
 """
