@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from loa_mem.core import spanhash, yamlio
+from loa_mem.core import spanhash
 from loa_mem.core.errors import InvalidFile
+from loa_mem.core.located import ListFile, Located
 from loa_mem.core.yamlscalars import UNSURE, flow_list, fold, key, plain, quoted
 
 # line breaks YAML counts besides "\n": a file holding any is read by the full parser
@@ -45,20 +46,22 @@ def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
     return found
 
 
-def load_list(text: str, path: str) -> yamlio.ListFile:
+def load_list(text: str, path: str) -> ListFile:
     """What `yamlio.load_list(text, path)` returns, read faster."""
+    from loa_mem.core import yamlio
+
     pieces = cut(text)
     items = read(text.split("\n"), pieces, path) if pieces else None
     if items is None:
         return yamlio.load_list(text, path)
-    return yamlio.ListFile(items, 0, False)
+    return ListFile(items, 0, False)
 
 
 def read(lines: list[str], pieces: list[tuple[int, str]], path: str
-         ) -> list[yamlio.Located] | None:
+         ) -> list[Located] | None:
     """The items `cut` found (`lines`: the file's text split at "\n"); None when the odd ones
     among them do not read as one item each (the caller then reads the whole file)."""
-    items: list[yamlio.Located | None] = []
+    items: list[Located | None] = []
     for start, chunk in pieces:
         end = start + chunk.count("\n") + (not chunk.endswith("\n"))
         items.append(_read_one(lines, start, end))
@@ -72,7 +75,7 @@ def read(lines: list[str], pieces: list[tuple[int, str]], path: str
     return [item if item is not None else next(others) for item in items]
 
 
-def _read_one(lines: list[str], start: int, end: int) -> yamlio.Located | None:
+def _read_one(lines: list[str], start: int, end: int) -> Located | None:
     for reader in (_simple, _general):
         try:
             found = reader(lines, start, end)
@@ -83,13 +86,15 @@ def _read_one(lines: list[str], start: int, end: int) -> yamlio.Located | None:
     return None
 
 
-def _general(lines: list[str], start: int, end: int) -> yamlio.Located:
+def _general(lines: list[str], start: int, end: int) -> Located:
     return _Item(lines, start, end).read()
 
 
-def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[yamlio.Located] | None:
+def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | None:
     """Items cut from a file, read together by the full parser, with their lines in the file;
     None when they do not read as one item each."""
+    from loa_mem.core import yamlio
+
     texts = [chunk if chunk.endswith("\n") else chunk + "\n" for _, chunk in pieces]
     try:
         parsed = yamlio.load_list("".join(texts), path)
@@ -103,7 +108,7 @@ def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[yamlio.Located
         if not line < item.first_line <= item.last_line <= line + text.count("\n"):
             return None
         shift = start - line
-        found.append(yamlio.Located(item.data, item.first_line + shift, item.last_line + shift,
+        found.append(Located(item.data, item.first_line + shift, item.last_line + shift,
                                     {k: v + shift for k, v in item.key_lines.items()},
                                     item.text_hash))
         line += text.count("\n")
@@ -114,7 +119,7 @@ _SIMPLE = re.compile(r"( {2}| {4})([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
 _VALUES: dict[str, Any] = {}
 
 
-def _simple(lines: list[str], start: int, end: int) -> yamlio.Located | None:
+def _simple(lines: list[str], start: int, end: int) -> Located | None:
     """The item when each of its lines is `key: value` on one line, at most one level deep
     (what loa-mem writes for short texts); None for anything else."""
     last = end - 1
@@ -149,7 +154,7 @@ def _simple(lines: list[str], start: int, end: int) -> yamlio.Located | None:
         target[name] = _cached(text) if text is not None else None
     if any(v == {} for v in data.values()):
         return None  # `key:` with nothing under it (null), left to the general reader
-    return yamlio.Located(data, start + 1, last + 1, keys,
+    return Located(data, start + 1, last + 1, keys,
                           spanhash.of_lines(lines, start, last))
 
 
@@ -189,12 +194,12 @@ class _Item:
         self.start = start
         self.last = 0
 
-    def read(self) -> yamlio.Located:
+    def read(self) -> Located:
         data, keys, at = self._mapping(0, 2)
         if self._next_content(at) is not None:
             raise _Unsure
         first, last = self.start, self.start + self.last
-        return yamlio.Located(data, first + 1, last + 1,
+        return Located(data, first + 1, last + 1,
                               {k: self.start + line + 1 for k, line in keys.items()},
                               spanhash.of_lines(self.file_lines, first, last))
 

@@ -14,7 +14,6 @@ import gc
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ import yaml
 
 from loa_mem.core import spanhash, textfile
 from loa_mem.core.errors import InvalidFile
+from loa_mem.core.located import ListFile, Located
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _BaseDumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
@@ -69,31 +69,6 @@ def plain_tag(text: str) -> str:
 
 _Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(list, _represent_list)
-
-
-@dataclass(frozen=True)
-class Located:
-    """One top-level list item and the lines (1-based, inclusive) it occupies."""
-
-    data: Any
-    first_line: int
-    last_line: int
-    key_lines: dict[str, int] = field(default_factory=dict)
-    text_hash: int = 0  # `spanhash.of_lines` of its lines
-
-    def span(self, shift: int = 0) -> tuple[Any, int, int, dict[str, int], int]:
-        """(data, first, last, key offsets, text hash) with lines moved by `shift`, for the
-        index."""
-        offsets = {k: line - self.first_line for k, line in self.key_lines.items()}
-        return (self.data, self.first_line + shift, self.last_line + shift, offsets,
-                self.text_hash)
-
-
-@dataclass(frozen=True)
-class ListFile:
-    items: list[Located]
-    indent: int
-    flow: bool
 
 
 _CONFLICT_MARKER = re.compile(r"^(?:<{7}|\|{7}|={7}|>{7})(?: |$)", re.MULTILINE)

@@ -8,8 +8,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from loa_mem.core import yamlio
-
 UNSURE: Any = object()
 
 _BOOL = {"yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": False,
@@ -32,6 +30,12 @@ def plain(text: str) -> Any:
         return UNSURE
     if text[0].isascii() and text[0].isalpha():  # YAML reads only these words as other types
         return _WORDS.get(text, text)
+    if _INT.fullmatch(text):  # the plain decimal forms YAML 1.1 reads as numbers
+        return int(text)
+    if _FLOAT.fullmatch(text):
+        return float(text)
+    from loa_mem.core import yamlio
+
     tag = yamlio.plain_tag(text)
     if tag == "tag:yaml.org,2002:str":
         return text

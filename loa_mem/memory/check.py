@@ -83,16 +83,25 @@ def cross_rules(run: Run) -> None:
                 run.add(place, place.grimoire.path, place.first_line, "unique-id",
                         f"id {memory_id} is used {len(places)} times ({where}); "
                         "run `loa-mem repair`")
-    for places in run.seen.values():
-        for seen in places:
-            _link_rules(run, seen, forgotten)
-    _chain_rules(run)
+    linked = [seen for places in run.seen.values() for seen in places
+              if not _LINKS.isdisjoint(seen.data)]
+    for seen in linked:
+        _link_rules(run, seen, forgotten)
+    _chain_rules(run, linked)
 
 
-def _chain_rules(run: Run) -> None:
+# the fields that link an entry to others; an entry with none of them can only be a link's end
+_LINKS = frozenset(("supersedes", "superseded_by", "related_memories"))
+
+
+def _chain_rules(run: Run, linked: list[Seen]) -> None:
+    """The chain problems among the entries that link and the entries they link to (no other
+    entry can be part of a chain)."""
     from loa_mem.memory import chains
 
-    unique = {i: places[0] for i, places in run.seen.items() if len(places) == 1}
+    ends = {str(seen.data.get(k)) for seen in linked for k in ("supersedes", "superseded_by")}
+    wanted = {str(s.data.get("id")) for s in linked} | ends
+    unique = {i: places[0] for i, places in run.seen.items() if len(places) == 1 and i in wanted}
     for problem in chains.problems({i: seen.data for i, seen in unique.items()}):
         seen = unique[problem.id]
         fix = problem.fix or "run `loa-mem repair` to set the other end"

@@ -28,6 +28,7 @@ from typing import Any
 
 from loa_mem.core import yamlio
 from loa_mem.core.errors import InvalidFile
+from loa_mem.core.located import Located
 from loa_mem.memory import rules as model
 
 MEM_ID = model.ID_IN_TEXT
@@ -62,7 +63,7 @@ class Merged:
 class _Side:
     text: str
     lines: list[str]
-    items: dict[str, yamlio.Located]
+    items: dict[str, Located]
     order: list[str]
     gaps: dict[str, list[str]]
     indent: int
@@ -85,7 +86,7 @@ def _parse(text: str, label: str) -> _Side:
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
-    items: dict[str, yamlio.Located] = {}
+    items: dict[str, Located] = {}
     order: list[str] = []
     gaps: dict[str, list[str]] = {}
     previous = 0

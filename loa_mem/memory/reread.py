@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from loa_mem.core import spanhash, yamlfast, yamlio
+from loa_mem.core import spanhash, yamlfast
+from loa_mem.core.located import Located
 from loa_mem.memory.index import Index
 
 # more changed pieces than this share of the file: parsing it whole is as cheap
@@ -44,6 +45,10 @@ def pieces(text: str, indent: int) -> list[Piece] | None:
 
 def _content(chunk: str) -> str:
     """The chunk without its trailing blank and comment lines and final line break."""
+    body = chunk[:-1] if chunk.endswith("\n") else chunk
+    last = body[body.rfind("\n") + 1:].lstrip(" ")
+    if last and last[0] != "#":
+        return body
     lines = chunk.split("\n")
     while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
         lines.pop()
@@ -83,7 +88,7 @@ def refresh(index: Index, path: str, in_archive: bool, text: str) -> bool:
 
 
 def _read(changed: list[Piece], text: str, indent: int, path: str
-          ) -> list[yamlio.Located] | None:
+          ) -> list[Located] | None:
     """The changed pieces read (fast where they are in loa-mem's layout), with their lines in
     the file; None when they do not read as one item each."""
     if not changed:

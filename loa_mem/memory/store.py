@@ -32,7 +32,7 @@ from loa_mem.memory.index import Index, Prepared, Row, Signature, prepare
 from loa_mem.memory.transaction import Transaction
 
 if TYPE_CHECKING:
-    from loa_mem.core.yamlio import ListFile
+    from loa_mem.core.located import ListFile
 
 
 @dataclass(frozen=True)
@@ -210,8 +210,6 @@ class Store:
     def refresh_files(self) -> dict[str, InvalidFile]:
         """Parse every grimoire file whose signature changed; returns the files that failed,
         whose index rows stay as they were."""
-        from loa_mem.core import yamlfast, yamlio
-
         index = self._open_index()
         self._grimoires = None  # files come and go with pulls and checkouts: listed again
         self._files_for = {}
@@ -222,6 +220,10 @@ class Store:
         stale += [(g, signature_of(self.top / g.path)) for g in listed]
         stale = [(g, sig) for g, sig in stale if sig != index.signature(g.path)]
         stale = [(g, sig) for g, sig in stale if not self._reread(g, sig)]
+        if not stale:
+            return {}
+        from loa_mem.core import yamlfast, yamlio
+
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
         parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig],
                                    functools.partial(_index_rows, archived), yamlfast.load_list)

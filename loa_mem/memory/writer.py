@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import textfile, yamlio
 from loa_mem.core.errors import InvalidFile, Refused
+from loa_mem.core.located import Located
 from loa_mem.memory.index import Index, Row, Signature, Span
 
 if TYPE_CHECKING:
@@ -24,7 +25,7 @@ class Replacement:
     """An entry's lines replaced (`located` None: removed), in the file's old line numbers."""
 
     row: Row
-    located: yamlio.Located | None
+    located: Located | None
     delta: int
 
 
@@ -86,7 +87,7 @@ def _read(store: Store, path: str) -> str:
         return ""
 
 
-def _parse_one(text: str, path: str) -> yamlio.Located:
+def _parse_one(text: str, path: str) -> Located:
     parsed = yamlio.load_list(text, path)
     if len(parsed.items) != 1:
         raise InvalidFile(path, 1, 1, "an edited entry did not come back as one list item")

@@ -1,0 +1,33 @@
+"""Where each top-level item of a grimoire file sits: what both YAML readers return (`yamlio`,
+the full parser, and `yamlfast`, the fast one), kept apart so that the fast reader imports no
+YAML library unless an item needs the full parser."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Located:
+    """One top-level list item and the lines (1-based, inclusive) it occupies."""
+
+    data: Any
+    first_line: int
+    last_line: int
+    key_lines: dict[str, int] = field(default_factory=dict)
+    text_hash: int = 0  # `spanhash.of_lines` of its lines
+
+    def span(self, shift: int = 0) -> tuple[Any, int, int, dict[str, int], int]:
+        """(data, first, last, key offsets, text hash) with lines moved by `shift`, for the
+        index."""
+        offsets = {k: line - self.first_line for k, line in self.key_lines.items()}
+        return (self.data, self.first_line + shift, self.last_line + shift, offsets,
+                self.text_hash)
+
+
+@dataclass(frozen=True)
+class ListFile:
+    items: list[Located]
+    indent: int
+    flow: bool
