@@ -41,6 +41,24 @@ def fill(store: Path, rel: str, day: str) -> None:
     git(store, "commit", "-qm", f"fill {rel}")
 
 
+def fill_events(store: Path) -> None:
+    """An events log of at least 256 KiB (valid lines), committed."""
+    line = json.dumps({"op": "remember", "ids": ["MEM-20260110-001"],
+                       "at": "2026-01-10T10:00:00Z", "actor": "user:filler", "reason": None})
+    path = store / MEMORY / "events.jsonl"
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write((line + "\n") * (LIMIT // len(line) + 1))
+    git(store, "add", f"{MEMORY}/events.jsonl")
+    git(store, "commit", "-qm", "fill the events log")
+
+
+def logged(root: Path) -> list[dict[str, object]]:
+    """Every event in every file of the log, in order."""
+    paths = [root / MEMORY / "events.jsonl", *sorted((root / MEMORY / "events").glob("*.jsonl"))]
+    return [json.loads(line) for path in paths if path.exists()
+            for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
 def remember_decision(cli: Cli, text: str, now: str | None = None) -> dict[str, str]:
     done = cli.ok("remember", text, "-c", "decision", "--confidence", "0.95", "--json", now=now)
     data: dict[str, str] = done.json()
@@ -122,9 +140,27 @@ def test_a_month_file_deleted_by_git_leaves_recall(cli: Cli, store: Path) -> Non
     assert gone["id"] not in found
 
 
+def test_a_full_events_log_continues_in_this_months_file(cli: Cli, store: Path) -> None:
+    fill_events(store)
+    before = (store / MEMORY / "events.jsonl").read_bytes()
+    made = remember_decision(cli, "Events go to the month's log once the log is full.")
+    month_log = f"{MEMORY}/events/2026-02.jsonl"
+    assert [e["ids"] for e in logged(store)[-1:]] == [[made["id"]]]
+    assert (store / MEMORY / "events.jsonl").read_bytes() == before
+    assert support.changed_files(store) == sorted([f"{MEMORY}/decisions.yaml", month_log])
+    cli.ok("forget", made["id"], "--reason", "wrong")
+    assert "forgotten" in cli("show", made["id"]).stderr
+    cli.ok("restore", made["id"])
+    assert cli.ok("show", made["id"], "--json").json()["entry"]["id"] == made["id"]
+    assert [e["op"] for e in logged(store)[-3:]] == ["remember", "forget", "restore"]
+    assert cli("validate").code == 0
+    assert cli("status").code == 0
+
+
 def test_three_clones_start_the_same_month_file_and_pull_rebase(tmp_path: Path,
                                                                 store: Path) -> None:
     fill(store, f"{MEMORY}/decisions.yaml", "20260115")
+    fill_events(store)
     remote = tmp_path / "remote.git"
     git(tmp_path, "clone", "-q", "--bare", str(store), str(remote))
     clones = []
@@ -146,6 +182,7 @@ def test_three_clones_start_the_same_month_file_and_pull_rebase(tmp_path: Path,
         assert git(clone, "status", "--porcelain") == ""
         attributes = (clone / ".git/info/attributes").read_text()
         assert f"{MEMORY}/decisions/*.yaml merge=loa-mem" in attributes
-    events = [json.loads(line) for line in (clones[0] / MEMORY / "events.jsonl")
-              .read_text().splitlines() if line]
-    assert sorted(i for e in events if e["op"] == "remember" for i in e["ids"]) == sorted(made)
+        assert f"{MEMORY}/events/*.jsonl merge=loa-mem-log" in attributes
+        remembered = [i for e in logged(clone) if e["op"] == "remember"
+                      for i in e["ids"]]  # type: ignore[attr-defined]
+        assert sorted(set(remembered) - {"MEM-20260110-001"}) == sorted(made)

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 SIDE_CACHE = "context.json"
 SIDE_FORMAT = 1
 CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py is not light
+EVENTS_FILE = "events.jsonl"  # events.EVENTS_FILE, not imported: it brings getpass and pathlib
 
 
 def main(argv: list[str], slow: Slow, full: Callable[[list[str]], int]) -> int:
@@ -201,6 +202,11 @@ def signature(path: str) -> list[int] | None:
     return [stat.st_mtime_ns, stat.st_size]
 
 
+def newest_event_log(top: str, config: dict[str, Any]) -> str:
+    """As `Store.event_logs()[-1]`: the events log's newest file."""
+    return layout.files(top, config["memory_schema"]["storage_dir"], EVENTS_FILE)[-1]
+
+
 def grimoire_paths(top: str, config: dict[str, Any]) -> list[str]:
     """As `Store.grimoire_files`: each category's files in the storage and archive dirs."""
     memory = config["memory_schema"]
@@ -243,6 +249,8 @@ def side_fresh(top: str, cache: dict[str, Any], config: dict[str, Any],
     if cache.get("format") != SIDE_FORMAT or cache.get("loa_mem") != loa_mem.__version__:
         return False
     events_path, events_size = cache["events"]
+    if events_path != newest_event_log(top, config):
+        return False
     now = signature(os.path.join(top, events_path))
     if (now[1] if now else 0) != events_size:
         return False

@@ -36,12 +36,12 @@ def driver_command(union: bool) -> str:
             f"%O %A %B %P --marker-size %L; else {fallback}; fi")
 
 
-def attribute_lines(grimoires: list[str], events: str, others: tuple[str, ...] = ()
+def attribute_lines(grimoires: list[str], events: list[str], others: tuple[str, ...] = ()
                     ) -> list[str]:
     """Grimoire files and derived JSON summaries (`others`) merge through loa-mem, the
     events log as a union."""
     return [*(f"{path} merge={DRIVER}" for path in [*grimoires, *others]),
-            f"{events} merge={LOG_DRIVER}"]
+            *(f"{path} merge={LOG_DRIVER}" for path in events)]
 
 
 def common_dir(top: Path) -> Path:
@@ -60,7 +60,8 @@ def _config_has(config_text: str) -> bool:
         in config_text for name in _NAMES)
 
 
-def ensure(top: Path, grimoires: list[str], events: str, others: tuple[str, ...] = ()) -> None:
+def ensure(top: Path, grimoires: list[str], events: list[str], others: tuple[str, ...] = ()
+           ) -> None:
     """Register what this clone lacks; quiet, and harmless where .git is read-only."""
     common = common_dir(top)
     with contextlib.suppress(OSError):

@@ -37,11 +37,14 @@ _ZERO = "0" * 40
 @dataclass(frozen=True)
 class FileChange:
     """One path a command changes: `after` is its new content (None: the file is deleted);
-    `replay` reapplies the change to another version (None: a three-way line merge)."""
+    `replay` reapplies the change to another version (None: a three-way line merge);
+    `created`: the command itself created the file before the commit (a new file of the
+    events log), so it is not a file of the user's that git does not track."""
 
     path: str
     after: bytes | None
     replay: Replay | None = None
+    created: bool = False
 
 
 @dataclass
@@ -271,7 +274,7 @@ def _contents(top: Path, change: FileChange, head: _Entry | None, index: _Entry 
     before = _read(top / change.path)
     head_sha = head.sha if head else None
     index_sha = index.sha if index else None
-    untracked = index is None and head is None and before is not None
+    untracked = index is None and head is None and before is not None and not change.created
     user_changed = worktree_dirty or index_sha != head_sha or untracked
     if not user_changed:
         return change.after, change.after

@@ -66,9 +66,10 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
         files[grimoire.path] = signature(str(store.top / grimoire.path))
     side["shortlist"] = context.shortlist(store.index.db, config, clock.now_iso())
     schema = store.index.schema_version()
-    events = signature(str(store.events_path))
+    newest = store.event_logs()[-1]  # the file a command that ran since would have grown
+    events = signature(str(store.top / newest))
     _write(store, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
-                   "index_schema": schema, "events": [store.events_rel, events[1] if events else 0],
+                   "index_schema": schema, "events": [newest, events[1] if events else 0],
                    "files": files, "side": side})
     return side
 

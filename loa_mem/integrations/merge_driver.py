@@ -59,15 +59,22 @@ def layout(top: Path, merging: str | None = None) -> Layout:
     store = Store.open(str(top))
     grimoires = [g.path for g in store.grimoire_files()]
     archives = [g.path for g in store.grimoire_files() if g.in_archive]
-    if merging and merging not in grimoires:
-        folder, _, _ = merging.rpartition("/")
-        for pattern in store.merged_patterns():
-            if pattern.endswith("/*.yaml") and pattern[:-len("/*.yaml")] == folder and (
-                    merging.endswith(".yaml")):
-                grimoires.append(merging)
-                if folder.startswith(store.config.archive_dir + "/"):
-                    archives.append(merging)
-    return Layout(grimoires, archives, store.events_rel)
+    logs = store.event_logs()
+    if merging and merging not in grimoires and merging not in logs:
+        if _matches(merging, store.merged_patterns()):
+            grimoires.append(merging)
+            if merging.startswith(store.config.archive_dir + "/"):
+                archives.append(merging)
+        elif _matches(merging, store.event_patterns()):
+            logs.append(merging)
+    return Layout(grimoires, archives, logs[0], tuple(logs[1:]))
+
+
+def _matches(path: str, patterns: list[str]) -> bool:
+    """Whether `path` is in the folder of a `folder/*.ext` pattern, with that extension."""
+    folder, _, name = path.rpartition("/")
+    return any(p.startswith(folder + "/*.") and name.endswith(p[len(folder) + 2:])
+               for p in patterns if "/*." in p)
 
 
 def line_merge(ours: Path, base: Path, theirs: Path, label: str, marker: int) -> int:
@@ -113,12 +120,12 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         if merged_sidecar is not None:
             ours.write_text(merged_sidecar, encoding="utf-8")
             return FileMerge(path, "sidecar")
-    if path not in lay.paths:
+    if path not in lay.paths and path not in lay.logs:
         label = theirs_commit()
         count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
         return FileMerge(path, "lines", ["(lines)"] * count)
     decision = _decision(top, lay, path, texts)
-    if path == lay.events:
+    if path == lay.events or path in lay.logs:
         ours.write_text(union_events(*texts, decision.plan), encoding="utf-8")
         return FileMerge(path, "events", [], {}, decision.unfixable)
     try:
@@ -238,7 +245,7 @@ def register_driver(store: Store) -> list[str]:
     from loa_mem.core import clonesetup
 
     grimoires = store.merged_patterns()
-    wanted = clonesetup.attribute_lines(grimoires, store.events_rel, store.other_merged())
+    wanted = clonesetup.attribute_lines(grimoires, store.event_patterns(), store.other_merged())
     target = store.top / ATTRIBUTES
     text = target.read_text(encoding="utf-8") if target.exists() else ""
     present = {line.strip() for line in text.splitlines()}
@@ -255,7 +262,7 @@ def register_driver(store: Store) -> list[str]:
         note = [] if clonesetup.ATTRIBUTES_NOTE in present else [clonesetup.ATTRIBUTES_NOTE]
         atomic_write(target, body + lead + "".join(f"{line}\n" for line in note + missing))
         changed.append(ATTRIBUTES)
-    clonesetup.ensure(store.top, grimoires, store.events_rel, store.other_merged())
+    clonesetup.ensure(store.top, grimoires, store.event_patterns(), store.other_merged())
     return changed
 
 

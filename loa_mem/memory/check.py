@@ -3,7 +3,7 @@ secrets) and the rules that span entries (unique ids, supersede chains, related 
 
 from __future__ import annotations
 
-from loa_mem.core import clock, events, sensitive
+from loa_mem.core import clock, sensitive
 from loa_mem.memory import rules as model
 from loa_mem.memory.problems import Run, Seen
 from loa_mem.memory.store import Store
@@ -130,7 +130,7 @@ def _link_rules(run: Run, seen: Seen, forgotten: set[str]) -> None:
 
 def _forgotten_ids(store: Store) -> set[str]:
     gone: set[str] = set()
-    for event in events.read_all(store.events_path):
+    for event in store.read_events():
         ids = {i for i in event.get("ids") or [] if isinstance(i, str)}
         if event.get("op") == "forget":
             gone |= ids

@@ -368,9 +368,14 @@ class Index:
     def set_events_state(self, path: str, offset: int, tail: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO events_state VALUES(?,?,?)", (path, offset, tail))
 
-    def reset_events(self, path: str) -> None:
+    def event_paths(self) -> set[str]:
+        """The files of the events log the index has read."""
+        return {str(row[0]) for row in self.db.execute("SELECT path FROM events_state")}
+
+    def reset_events(self) -> None:
+        """Forget what was read of the events log: the next refresh reads all of it."""
         self.db.execute("DELETE FROM forgotten")
-        self.db.execute("DELETE FROM events_state WHERE path=?", (path,))
+        self.db.execute("DELETE FROM events_state")
 
     def set_forgotten(self, memory_id: str, forgotten: bool) -> None:
         if forgotten:

@@ -47,6 +47,7 @@ class Layout:
     grimoires: list[str]
     archives: list[str]
     events: str
+    logs: tuple[str, ...] = ()  # the events log's month files (merged as a union, like it)
 
     @property
     def paths(self) -> list[str]:

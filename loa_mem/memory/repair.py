@@ -123,7 +123,8 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
     from loa_mem.memory.merge_plan import union_events
 
     top = store.top
-    paths = [g.path for g in store.grimoire_files()] + [store.events_rel]
+    logs = store.event_logs()
+    paths = [g.path for g in store.grimoire_files()] + logs
     stages = unmerged_stages(top, paths)
     used: set[str] = set()
     for path in paths:
@@ -131,7 +132,7 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
         texts = _three(stages.get(path), current)
         if texts is None:
             continue
-        if path == store.events_rel:
+        if path in logs:
             atomic_write(top / path, union_events(*texts, Plan()))
             report.fixes.append(Fix(path, "merged the events log as a union of both sides"))
         else:

@@ -25,7 +25,7 @@ from loa_mem.core import clock, git, gitwrite, textfile
 from loa_mem.core import events as events_mod
 from loa_mem.core.errors import InvalidFile, NotARepo, NotFound, Refused
 from loa_mem.memory import config as config_mod
-from loa_mem.memory import layout
+from loa_mem.memory import eventlog, layout
 from loa_mem.memory import rules as model
 from loa_mem.memory.files import GrimoireFile, signature_of
 from loa_mem.memory.index import Index, Prepared, Row, Signature, prepare
@@ -89,7 +89,7 @@ class Store:
         self.cache_dir = git.git_dir(top) / "loa-mem"
         self.storage = top / cfg.storage_dir
         self.archive = top / cfg.archive_dir
-        self.events_path = self.storage / events_mod.EVENTS_FILE
+        self._events_target: str | None = None
         self._index: Index | None = None
         self._files_for: dict[tuple[str, bool], str] = {}
         self._grimoires: list[GrimoireFile] | None = None
@@ -101,7 +101,7 @@ class Store:
         store = cls(top, config_mod.load(top, cache_dir))
         from loa_mem.core import clonesetup
 
-        clonesetup.ensure(top, store.merged_patterns(), store.events_rel,
+        clonesetup.ensure(top, store.merged_patterns(), store.event_patterns(),
                           store.other_merged())
         return store
 
@@ -155,7 +155,27 @@ class Store:
 
     @property
     def events_rel(self) -> str:
-        return self.rel(self.events_path)
+        """The file of the events log new events go to (see `eventlog`)."""
+        if self._events_target is None:
+            self._events_target = layout.write_target(
+                str(self.top), self.config.storage_dir, events_mod.EVENTS_FILE,
+                clock.now_iso()[:7])
+        return self._events_target
+
+    @property
+    def events_path(self) -> Path:
+        return self.top / self.events_rel
+
+    def event_logs(self) -> list[str]:
+        """Every file of the events log, in order."""
+        return layout.files(str(self.top), self.config.storage_dir, events_mod.EVENTS_FILE)
+
+    def read_events(self) -> list[dict[str, Any]]:
+        return eventlog.read_all(str(self.top), self.event_logs())
+
+    def event_patterns(self) -> list[str]:
+        """git attribute patterns of every file of the events log."""
+        return layout.patterns(self.config.storage_dir, events_mod.EVENTS_FILE)
 
     # -- index --------------------------------------------------------------------------
     def _open_index(self) -> Index:
@@ -213,6 +233,7 @@ class Store:
         index = self._open_index()
         self._grimoires = None  # files come and go with pulls and checkouts: listed again
         self._files_for = {}
+        self._events_target = None
         listed = self.grimoire_files()
         gone = index.file_paths() - {g.path for g in listed}
         stale: list[tuple[GrimoireFile, Signature | None]] = [
@@ -309,45 +330,7 @@ class Store:
             raise
 
     def _refresh_events(self) -> None:
-        index = self.index
-        rel = self.events_rel
-        try:
-            size = self.events_path.stat().st_size
-        except FileNotFoundError:
-            size = 0
-        offset, tail = index.events_state(rel)
-        if size == offset:
-            return
-        with open(self.events_path, "rb") if size else open(os.devnull, "rb") as handle:
-            if offset and size > offset:
-                handle.seek(max(0, offset - len(tail.encode())))
-                if handle.read(len(tail.encode())).decode("utf-8", "replace") != tail:
-                    offset = 0
-            else:
-                offset = 0
-            handle.seek(offset)
-            fresh = handle.read(size - offset).decode("utf-8", "replace")
-        index.begin()
-        try:
-            if offset == 0:
-                index.reset_events(rel)
-            self._ingest_events(events_mod.parse_lines(fresh))
-            index.set_events_state(rel, size, fresh[-64:])
-            index.commit()
-        except BaseException:
-            index.rollback()
-            raise
-
-    def _ingest_events(self, new_events: list[dict[str, Any]]) -> None:
-        index = self.index
-        for event in new_events:
-            ids = [i for i in event.get("ids") or [] if isinstance(i, str)]
-            if event.get("op") == "forget":
-                for memory_id in ids:
-                    index.set_forgotten(memory_id, True)
-            elif event.get("op") == "restore":
-                for memory_id in ids:
-                    index.set_forgotten(memory_id, False)
+        eventlog.refresh(self.index, str(self.top), self.event_logs())
 
     # -- reads --------------------------------------------------------------------------
     def entry(self, memory_id: str) -> Row:

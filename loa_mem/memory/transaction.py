@@ -190,7 +190,7 @@ class Transaction:
             index.begin()
             for path in grimoires:
                 index.set_file(path, None)
-            index.reset_events(store.events_rel)
+            index.reset_events()
             index.commit()
         except sqlite3.Error:
             store.close()
@@ -228,7 +228,7 @@ def _events_change(store: Store, staged: filewrite.Staged) -> gitwrite.FileChang
         lead = b"" if not other or other.endswith(b"\n") else b"\n"
         return other + lead + added.lstrip(b"\n")
 
-    return gitwrite.FileChange(store.events_rel, full, replay)
+    return gitwrite.FileChange(store.events_rel, full, replay, created=staged.log_size is None)
 
 
 def _has_work(plan: _FilePlan) -> bool:

@@ -169,10 +169,11 @@ def _validate(store: Store, paths: list[str] | None) -> Report:
     failures = store.refresh_files()
     _check_files(run, failures)
     check.cross_rules(run)
-    for line, what in events.problems(store.events_path):
-        run.problems.append(Problem(store.events_rel, line, "events",
-                                    f"line {line} {what}; it is skipped when the log is read",
-                                    severity="warning"))
+    for log in store.event_logs():
+        for line, what in events.problems(store.top / log):
+            run.problems.append(Problem(log, line, "events",
+                                        f"line {line} {what}; it is skipped when the log is read",
+                                        severity="warning"))
     from loa_mem.core import features
 
     others: dict[str, int] = {}

@@ -237,10 +237,10 @@ def pinned_files(store: Store) -> set[str]:
 
 def gc_runs(store: Store) -> list[dict[str, Any]]:
     """The last gc runs the events log holds, newest first, with what each did."""
-    from loa_mem.core import events, yamlio
+    from loa_mem.core import yamlio
 
     runs = []
-    for event in [e for e in events.read_all(store.events_path) if e.get("op") == "gc"][
+    for event in [e for e in store.read_events() if e.get("op") == "gc"][
             -GC_RUNS:][::-1]:
         try:
             report = _mapping(_mapping(yamlio.load(str(event.get("report_yaml") or ""),

@@ -111,7 +111,7 @@ def own_file_reason(store: Any, s: Settings, rel: str) -> str | None:
 
     if rel == CONFIG_FILE:
         return "the store's config (.loa.config.yaml) is always kept"
-    if rel == store.events_rel:
+    if rel in store.event_logs():
         return "the events log is the append-only audit trail; it is always kept"
     grimoires = store.grimoire_files()
     if rel in {g.path for g in grimoires if g.category == "decision"}:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, events, git
+from loa_mem.core import clock, git
 from loa_mem.core.errors import NotFound, NothingToDo, Refused
 from loa_mem.workingset import manifests as ws
 from loa_mem.workingset import meta
@@ -40,7 +40,7 @@ class _Origin:
 def _gc_record(store: Any, rel: str) -> dict[str, Any] | None:
     """The newest gc action that took `rel` away (archived or compressed), unless a restore of
     it came after."""
-    for event in reversed(events.read_all(store.events_path)):
+    for event in reversed(store.read_events()):
         if event.get("op") == "restore" and event.get("path") == rel:
             return None
         if event.get("op") != "gc":

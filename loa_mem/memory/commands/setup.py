@@ -139,10 +139,13 @@ def commit_pending(store: Store) -> Committed:
 
 
 def _uncommitted_events(store: Store) -> list[dict[str, Any]]:
-    committed = ""
-    if git.has_commits(store.top):
-        committed = git.run(store.top, "show", f"HEAD:{store.events_rel}", check=False)
-    current = (store.events_path.read_bytes().decode("utf-8", "replace")
-               if store.events_path.exists() else "")
-    fresh = current[len(committed):] if current.startswith(committed) else current
-    return events.parse_lines(fresh)
+    found: list[dict[str, Any]] = []
+    for log in store.event_logs():
+        committed = ""
+        if git.has_commits(store.top):
+            committed = git.run(store.top, "show", f"HEAD:{log}", check=False)
+        path = store.top / log
+        current = path.read_bytes().decode("utf-8", "replace") if path.exists() else ""
+        found += events.parse_lines(current[len(committed):] if current.startswith(committed)
+                                    else current)
+    return found

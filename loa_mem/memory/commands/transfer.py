@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, events, sensitive, textfile
+from loa_mem.core import clock, sensitive, textfile
 from loa_mem.core.errors import LoaMemError, NotFound, NothingToDo, Refused
 from loa_mem.memory import formats as transfer
 from loa_mem.memory import rules as model
@@ -165,7 +165,7 @@ class _Ids:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.used = {i for e in events.read_all(store.events_path) for i in e.get("ids") or []}
+        self.used = {i for e in store.read_events() for i in e.get("ids") or []}
         self.taken: set[str] = set()
         self.high: dict[str, int] = {}
 
