@@ -19,7 +19,8 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-TOOLS = {"remember", "recall", "show", "supersede", "forget", "feedback", "advise", "context"}
+TOOLS = {"remember", "recall", "show", "supersede", "forget", "feedback", "advise", "context",
+         "oracle_query"}
 
 
 def _error(result: Any) -> bool:

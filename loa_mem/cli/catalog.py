@@ -25,6 +25,7 @@ COMMAND_MODULES: list[str] = [
     "loa_mem.cli.trust",
     "loa_mem.cli.people",
     "loa_mem.cli.capture",
+    "loa_mem.cli.oracle",
 ]
 
 

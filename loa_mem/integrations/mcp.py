@@ -44,6 +44,7 @@ _HINTS: dict[str, dict[str, bool]] = {
     "feedback": {"readOnlyHint": False, "destructiveHint": False},
     "advise": {"readOnlyHint": False, "destructiveHint": True},  # trigger_gc evicts files
     "context": {"readOnlyHint": True, "idempotentHint": True},
+    "oracle_query": {"readOnlyHint": True, "idempotentHint": True},  # mcp_oracle.py
 }
 
 
@@ -296,6 +297,9 @@ def build(root: str | None = None) -> Any:
     _memory_tools(server, tools, Field)
     _change_tools(server, tools, Field)
     _session_tools(server, tools, Field)
+    from loa_mem.integrations import mcp_oracle
+
+    mcp_oracle.register(server, tools, Field, root, _tool)
     return server
 
 
