@@ -4,6 +4,7 @@ config reported like any other problem, and `--staged` checking what the commit 
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
@@ -177,3 +178,15 @@ def test_staged_is_not_fooled_by_what_validate_cached_for_the_working_tree(cli: 
     bad_entry(store)
     assert cli("validate").code == 1  # now they hold the broken entry
     assert cli("validate", "--staged").code == 0
+
+
+def test_staged_files_are_checked_as_committed_without_smudge_filters(store: Path) -> None:
+    with open(Path(os.environ["GIT_CONFIG_GLOBAL"]), "a", encoding="utf-8") as config:
+        config.write('[filter "fetch"]\n\tclean = cat\n\tsmudge = false\n\trequired = true\n')
+    (store / ".gitattributes").write_text("*.bin filter=fetch\n", encoding="utf-8")
+    (store / "model.bin").write_text("a large file kept elsewhere\n", encoding="utf-8")
+    git(store, "add", ".gitattributes", "model.bin")
+    (store / "untracked.txt").write_text("makes validate use a copy of the index\n", "utf-8")
+    done = run_loa_mem(store, "validate", "--staged")
+
+    assert done.returncode == 0, done.stderr

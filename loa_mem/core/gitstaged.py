@@ -8,7 +8,8 @@ the variable from the environment at start-up, so that no other git call writes 
 When the working tree already is what is staged (nothing unstaged, nothing untracked), it is
 checked in place. Otherwise the staged files are checked out into a temporary repository that
 borrows this one's objects (`objects/info/alternates`) and HEAD, so that rules which read the
-last commit still can; it is deleted afterwards. Nothing of the user's repository is written
+last commit still can, with every file as its blob holds it (no filters, no conversions); it is
+deleted afterwards. Nothing of the user's repository is written
 but objects: `write-tree` stores the index's trees, as `git commit` is about to.
 """
 
@@ -25,9 +26,11 @@ from loa_mem.core import git
 from loa_mem.core.errors import GitFailed
 
 
-def _git(top: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+def _git(top: Path, *args: str, check: bool = True, hook: bool = True
+         ) -> subprocess.CompletedProcess[str]:
+    """git in `top`; with `hook`, on the index the enclosing hook commits (if any)."""
     env = git.clean_env()
-    index = git.hook_index()
+    index = git.hook_index() if hook else None
     if index:
         env["GIT_INDEX_FILE"] = index
     done = subprocess.run(["git", *args], cwd=top, env=env, capture_output=True, text=True,
@@ -35,7 +38,7 @@ def _git(top: Path, *args: str, check: bool = True) -> subprocess.CompletedProce
     if check and done.returncode != 0:
         detail = (done.stderr or done.stdout).strip().splitlines()
         raise GitFailed(f"git {args[0]} failed: {detail[-1] if detail else done.returncode}",
-                        "resolve what git reports, then commit again")
+                        "nothing was checked; resolve what git reports, then validate again")
     return done
 
 
@@ -58,13 +61,18 @@ def staged_tree(top: Path) -> Iterator[Path]:
     objects = _git(top, "rev-parse", "--git-path", "objects").stdout.strip()
     copy = Path(tempfile.mkdtemp(prefix="loa-mem-staged-"))
     try:
-        git.run(copy, "init", "-q")
+        _git(copy, "init", "-q", hook=False)
         alternates = git.git_dir(copy) / "objects" / "info" / "alternates"
         alternates.write_text(str((top / objects).resolve()) + "\n", encoding="utf-8")
+        # the files as committed: no smudge filter (git-lfs would fetch, a missing one fail)
+        # and no line-ending or encoding conversion
+        (git.git_dir(copy) / "info").mkdir(exist_ok=True)
+        (git.git_dir(copy) / "info" / "attributes").write_text(
+            "* -filter -text -ident -working-tree-encoding\n", encoding="utf-8")
         if head:
-            git.run(copy, "update-ref", "--no-deref", "HEAD", head)
-        git.run(copy, "read-tree", tree)
-        git.run(copy, "checkout-index", "-a", "-f")
+            _git(copy, "update-ref", "--no-deref", "HEAD", head, hook=False)
+        _git(copy, "read-tree", tree, hook=False)
+        _git(copy, "checkout-index", "-a", "-f", hook=False)
         yield copy
     finally:
         shutil.rmtree(copy, ignore_errors=True)
