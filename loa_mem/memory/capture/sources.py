@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, events, textfile
+from loa_mem.core import clock, textfile
 from loa_mem.core.errors import InvalidFile, Refused, SwitchedOff
 from loa_mem.memory import rules as model
 from loa_mem.memory.capture import rules
@@ -64,7 +64,7 @@ def captured_refs(store: Store, source: str) -> set[str]:
     found = {str(r.data["capture"].get("ref")) for r in store.index.where(
         "json_extract(data, '$.capture.source')=? AND json_extract(data, '$.capture.ref') "
         "IS NOT NULL", (source,))}
-    for event in events.read_all(store.events_path):
+    for event in store.read_events():
         if event.get("op") == "capture" and event.get("source") == source:
             found.update(str(r) for r in event.get("refs") or [])
     return found
