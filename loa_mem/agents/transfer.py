@@ -91,7 +91,7 @@ def export_sidecar(store: Store, agent: str | None) -> Exported:
     from loa_mem.memory.commands.transfer import Exported
 
     if not agent:
-        raise Refused("export -f mdan writes one agent's sidecar", "name it: --agent NAME")
+        raise Refused("export -f mdan writes one agent's sidecar", "name it: --by-agent NAME")
     who = sidecars.check_agent_name(agent)
     data = sidecars.read_sidecar(store, who)
     if data is None:

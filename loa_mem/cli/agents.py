@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loa_mem.cli import agents_views as views
+from loa_mem.cli import options
 from loa_mem.cli.app import Json, NoCommit, Root, new_app
 from loa_mem.cli.render import emit
 from loa_mem.core import events
@@ -54,9 +55,9 @@ def agent_remember(
                                         show_default=False)],
     kind: Annotated[str, typer.Option("--type", "-T", help="observation, preference, context "
                                       "or decision.", show_default=False)],
-    confidence: Annotated[float | None, typer.Option(
-        "--confidence", help="0.5-1.0 (default: decision 1.0, context and preference 0.8, "
-                             "observation 0.6).", show_default=False)] = None,
+    confidence: Annotated[float | None, options.confidence_option(
+        "at least 0.5 (default: decision 1.0, context and preference 0.8, observation 0.6)")
+                          ] = None,
     session: Session = None, root: Root = None, no_commit: NoCommit = False,
     as_json: Json = False,
 ) -> None:

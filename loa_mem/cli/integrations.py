@@ -138,9 +138,11 @@ def export_entries(
     everything: Annotated[bool, typer.Option(
         "--all", help="Also archived, superseded and expired entries (jsonl always has "
         "them).")] = False,
+    by_agent: Annotated[str | None, typer.Option(
+        "--by-agent", help="Only entries this agent remembered; mdan: whose sidecar "
+        "(required).")] = None,
     agent: Annotated[str | None, typer.Option(
-        "--agent", help="Only entries this agent remembered; mdan: whose sidecar (required).")
-                     ] = None,
+        "--agent", hidden=True, help="The older spelling of --by-agent.")] = None,
     root: Root = None, as_json: Json = False,
 ) -> None:
     """Export entries: jsonl (lossless), markdown, claude (a MEMORY.md), or an agent's sidecar
@@ -152,6 +154,7 @@ def export_entries(
     from loa_mem.memory.store import Store
 
     store = Store.open(root)
+    agent = by_agent or agent
     if fmt == "mdan":
         from loa_mem.agents.transfer import export_sidecar
 

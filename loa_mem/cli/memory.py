@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from loa_mem.cli import memory_views as views
+from loa_mem.cli import options
 from loa_mem.cli.app import Json, NoCommit, Root
 from loa_mem.core import events, textfile
 from loa_mem.core.errors import Refused
@@ -27,11 +28,11 @@ Category = Annotated[str, typer.Option("-c", "--category", help="fact, decision,
                                        "error or preference.", show_default=False)]
 Summary = Annotated[str | None, typer.Option("--summary", help="One line, at most 200 characters "
                                              "(default: the first sentence).")]
-Confidence = Annotated[float | None, typer.Option(
-    "--confidence", help="0..1; at least the category floor (default: max(0.8, floor)).")]
+Confidence = Annotated[float | None, options.confidence_option(
+    "at least the category floor (default: max(0.8, floor))")]
 Tags = Annotated[list[str] | None, typer.Option("-t", "--tag",
                                                 help="Lowercase kebab-case; repeat.")]
-Ttl = Annotated[str | None, typer.Option("--ttl", help="Nd or permanent (default: by category).")]
+Ttl = Annotated[str | None, options.ttl_option("(default: by category)")]
 Session = Annotated[str | None, typer.Option("--session", envvar="LOA_MEM_SESSION",
                                              help="Session id recorded in source.")]
 Agent = Annotated[str | None, typer.Option("--agent", help="Agent recorded in source.")]
@@ -158,7 +159,8 @@ def archive(
     expired: Annotated[bool, typer.Option("--expired", help="Archive every expired entry.")
                        ] = False,
     reason: Annotated[str | None, typer.Option(
-        "--reason", help="expired, superseded, manual or ineffective.")] = None,
+        "--reason", help="Why, in your words (logged, committed); expired, superseded or "
+        "ineffective also name the kind (default: manual).")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Say what would move; write nothing.")
                        ] = False,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
@@ -228,7 +230,7 @@ def feedback(
 
 def validate(
     paths: Annotated[list[str] | None, typer.Argument(help="Only these files.")] = None,
-    output: Annotated[str, typer.Option("--format", help="text, json or github.")] = "text",
+    output: Annotated[str, typer.Option("-f", "--format", help="text, json or github.")] = "text",
     staged: Annotated[bool, typer.Option(
         "--staged", help="Check what the next commit holds (git's index), not the working "
         "tree.")] = False,

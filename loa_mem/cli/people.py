@@ -10,9 +10,11 @@ from typing import Annotated
 
 import typer
 
+from loa_mem.cli import options
 from loa_mem.cli import people_views as views
 from loa_mem.cli.app import Json, new_app
 from loa_mem.cli.render import emit
+from loa_mem.core import flagvalues
 from loa_mem.people import commands as core
 
 User = Annotated[str | None, typer.Option(
@@ -114,13 +116,19 @@ def record(key: Key, value: Value,
                                                    show_default=False)],
            persistent: Annotated[bool, typer.Option(
                "--persistent", help="Confirmed: never expires.")] = False,
-           ttl: Annotated[int, typer.Option("--ttl", help="Days until it expires.")] = 30,
-           confidence: Annotated[int | None, typer.Option(
-               "--confidence", help="0-100 (default: 100 if persistent, else 80).")] = None,
+           ttl: Annotated[str, options.ttl_option("(default: 30; permanent = --persistent)")
+                          ] = "30d",
+           confidence: Annotated[float | None, options.confidence_option(
+               "default: 100% if persistent, else 80%")] = None,
            context: Context = None, user: User = None, as_json: Json = False) -> None:
     """Record a decision or context of a session; it expires unless --persistent."""
-    emit(core.session_record(user, session_id, key, value, persistent, ttl, confidence, context),
-         as_json, views.recorded)
+    try:
+        days = flagvalues.ttl_days(ttl)
+    except ValueError as bad:
+        raise typer.BadParameter(str(bad), param_hint="--ttl") from None
+    percent = None if confidence is None else flagvalues.percent(confidence)
+    emit(core.session_record(user, session_id, key, value, persistent or days is None,
+                             days or 30, percent, context), as_json, views.recorded)
 
 
 @session.command()

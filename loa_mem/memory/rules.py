@@ -163,7 +163,8 @@ def check_tags(tags: tuple[str, ...]) -> tuple[str, ...]:
 
 def check_confidence(confidence: float, rule: CategoryRule) -> float:
     if not 0 <= confidence <= 1:
-        raise Refused(f"confidence {confidence} is outside 0..1", "give a number such as 0.85")
+        raise Refused(f"confidence {confidence} is outside 0..1",
+                      "give a number such as 0.85 or 85%")
     if confidence < rule.floor:
         raise Refused(
             f"confidence {confidence} is under the {rule.name} floor of {rule.floor}",

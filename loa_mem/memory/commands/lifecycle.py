@@ -64,15 +64,17 @@ def _append_archive_fields(text: str, data: dict[str, Any], reason: str,
                                              "archive_reason": reason})
 
 
-def move_to_archive(store: Store, txn: Transaction, rows: list[Row], reason: str) -> None:
-    """Move active entries to the archive file of their category (shared with gc)."""
+def move_to_archive(store: Store, txn: Transaction, rows: list[Row], reason: str,
+                    words: str | None = None) -> None:
+    """Move active entries to the archive file of their category (shared with gc). `reason`
+    is the kind recorded in each entry, `words` what the events log says (default: the kind)."""
     when = clock.now_iso()
     cache: dict[str, list[str]] = {}
     for row in rows:
         category = str(row.data.get("category"))
         txn.add_text(category, _archived_copy(store, row, reason, when, cache), row.id, True)
         txn.remove(row)
-    txn.event("archive", [r.id for r in rows], reason)
+    txn.event("archive", [r.id for r in rows], words or reason)
 
 
 def expired_rows(store: Store) -> list[Row]:
@@ -84,10 +86,13 @@ def expired_rows(store: Store) -> list[Row]:
 def archive(store: Store, ids: list[str], expired: bool, reason: str | None, dry_run: bool,
             actor: str, commit: bool = True) -> Changed:
     store.config.require_memory("archive")
-    reason = reason or ("expired" if expired else "manual")
-    if reason not in model.ARCHIVE_REASONS:
-        raise Refused("the archive reason (--reason) is not known",
-                      f"use one of: {', '.join(model.ARCHIVE_REASONS)}")
+    # free words, like every --reason; one of the kinds also names the kind, else "manual"
+    words = " ".join((reason or "").split())
+    kind = words if words in model.ARCHIVE_REASONS else "expired" if expired and not words \
+        else "manual"
+    if words and words != kind:
+        refuse_sensitive(words, "the reason")
+    reason = words or kind
     if not ids and not expired:
         raise NothingToDo("nothing to archive", "name entry ids or pass --expired")
     rows = [store.entry(i) for i in ids]
@@ -100,7 +105,7 @@ def archive(store: Store, ids: list[str], expired: bool, reason: str | None, dry
         return Changed("archive", [r.id for r in rows], reason, dry_run)
     with store.write("archive", actor, commit) as txn:
         current = [store.entry(r.id) for r in rows]
-        move_to_archive(store, txn, current, reason)
+        move_to_archive(store, txn, current, kind, reason)
         txn.what = f"{len(current)} entr{'y' if len(current) == 1 else 'ies'} ({reason})"
     return Changed("archive", [r.id for r in rows], reason, False, txn.commit_sha)
 
