@@ -109,13 +109,13 @@ def test_mdan_import_writes_the_agents_sidecar_with_mdan_confidences(
 
 def test_mdan_export_gives_back_the_imported_file(cli: Cli, tmp_path: Path) -> None:
     cli.ok("import", sidecar_file(tmp_path, WINSTON))
-    back = json.loads(cli.ok("export", "-f", "mdan", "--agent", "winston").stdout)
+    back = json.loads(cli.ok("export", "-f", "mdan", "--by-agent", "winston").stdout)
     assert back == WINSTON
 
 
 def test_mdan_export_requires_an_agent(cli: Cli) -> None:
     line = support.one_line_error(cli("export", "-f", "mdan"))
-    assert "--agent NAME" in line
+    assert "--by-agent NAME" in line
 
 
 def test_mdan_import_refuses_what_is_out_of_format(cli: Cli, store: Path,
