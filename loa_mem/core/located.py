@@ -25,6 +25,11 @@ class Located:
         return (self.data, self.first_line + shift, self.last_line + shift, offsets,
                 self.text_hash)
 
+    def moved(self, shift: int) -> Located:
+        """The same item `shift` lines further down."""
+        return Located(self.data, self.first_line + shift, self.last_line + shift,
+                       {k: line + shift for k, line in self.key_lines.items()}, self.text_hash)
+
 
 @dataclass(frozen=True)
 class ListFile:

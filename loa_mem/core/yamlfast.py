@@ -20,7 +20,7 @@ from loa_mem.core.located import ListFile, Located
 from loa_mem.core.yamlscalars import UNSURE, flow_list, fold, key, plain, quoted
 
 # line breaks YAML counts besides "\n": a file holding any is read by the full parser
-_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t]")
+_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t"
 _CONTINUED = re.compile(r"[^\s#](?:[^\t:#]|:(?=\S)|(?<=\S)#)*")
 
 
@@ -31,9 +31,15 @@ class _Unsure(Exception):
 def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
     """(first line, text) of each top-level item (the lines up to the next item), or None when
     the file is not a plain block list (content before the first item, other line breaks)."""
-    if _OTHER_BREAKS.search(text):
+    if any(c in text for c in _OTHER_BREAKS):
         return None
-    starts = [m.start() for m in re.finditer(rf"^{' ' * indent}-(?:[ ]|$)", text, re.MULTILINE)]
+    lead = " " * indent + "-"
+    # a literal "\n" first lets the regex engine jump between line starts (9 MB: 0.3 s -> 20 ms)
+    starts = [m.start() + 1 for m in re.finditer(rf"\n{lead}(?=[ \n])", text)]
+    if text.startswith(lead) and text[len(lead):len(lead) + 1] in (" ", "\n", ""):
+        starts.insert(0, 0)
+    if text.endswith("\n" + lead):
+        starts.append(len(text) - len(lead))
     head = text[:starts[0]] if starts else text
     if any(line.strip() and not line.lstrip().startswith("#") for line in head.split("\n")):
         return None  # "[]", a document marker, or anything else before the first item

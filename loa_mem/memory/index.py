@@ -23,7 +23,7 @@ from loa_mem.core.clock import parse
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
 
-SCHEMA_VERSION = "10"
+SCHEMA_VERSION = "11"
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
@@ -35,7 +35,9 @@ CREATE TABLE IF NOT EXISTS entries(
     superseded_by TEXT, norm INTEGER, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
     key_lines TEXT, data TEXT, text_hash INTEGER);
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
-CREATE INDEX IF NOT EXISTS entries_path ON entries(path);
+-- Covers a file's outline (catching up after an outside change, validate) without reading
+-- each row's data.
+CREATE INDEX IF NOT EXISTS entries_path ON entries(path, first_line, last_line, text_hash, id);
 -- norm: the 64-bit hash (core.spanhash) of the normalized content, for duplicate detection
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
 -- Covers the live-entry filters (recall's candidates, the context's counts and expiry
@@ -166,7 +168,6 @@ class Index:
             # derived data: a power cut may lose the last commit (WAL keeps the file whole),
             # which the next command rebuilds from the files; fsync on every commit costs more
             self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.execute("PRAGMA cache_size=-32000")
             if self._version() != SCHEMA_VERSION:
                 self._reset()
         except sqlite3.OperationalError:

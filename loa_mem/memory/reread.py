@@ -78,7 +78,7 @@ def refresh(index: Index, path: str, in_archive: bool, text: str) -> bool:
             moves.append((piece.start + 1, piece.start + 1 + last - first, rowid))
     if len(changed) > max(20, _MOST * len(found)):
         return False
-    read = _read(changed, text, indent, path)
+    read = _read(changed, indent, path)
     if read is None:
         return False
     index.delete_rows(rowid for left in by_hash.values() for rowid, _, _ in left)
@@ -87,13 +87,16 @@ def refresh(index: Index, path: str, in_archive: bool, text: str) -> bool:
     return True
 
 
-def _read(changed: list[Piece], text: str, indent: int, path: str
+def _read(changed: list[Piece], indent: int, path: str
           ) -> list[Located] | None:
     """The changed pieces read (fast where they are in loa-mem's layout), with their lines in
     the file; None when they do not read as one item each."""
-    if not changed:
-        return []
-    cut = [(p.start, p.text) for p in changed]
-    if indent == 0:
-        return yamlfast.read(text.split("\n"), cut, path)
-    return yamlfast.read_pieces(cut, path)
+    if indent != 0:
+        return yamlfast.read_pieces([(p.start, p.text) for p in changed], path)
+    found: list[Located] = []
+    for piece in changed:  # each alone: splitting the whole file into lines costs more
+        read = yamlfast.read(piece.text.split("\n"), [(0, piece.text)], path)
+        if read is None:
+            return None
+        found.extend(item.moved(piece.start) for item in read)
+    return found
