@@ -169,7 +169,7 @@ def _tune(root: Path, ids: list[str], queries: list[Query]) -> None:
 
     kept = fusion.LEXICAL_WEIGHT
     print(f"{'hybrid, lexical weight (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
-    for weight in (0.25, 0.5, 0.75, 1.0):
+    for weight in (0.1, 0.25, 0.5, 0.75, 1.0):
         fusion.LEXICAL_WEIGHT = weight
         found = quality(root, ids, queries, "hybrid")
         print(f"{weight:<45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f}")
