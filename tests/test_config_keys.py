@@ -151,3 +151,30 @@ def test_recall_as_a_process_refuses_when_memory_is_switched_off(cli: Cli, store
     assert done.returncode == 1
     assert "switched-off" in done.stderr
     assert "A fact about the build" not in done.stdout
+
+
+def test_gc_forgets_archived_entries_after_the_retention_period(cli: Cli, store: Path) -> None:
+    memory_id = support.remember(cli, "Use the staging proxy for partner calls.", "fact")
+    cli.ok("archive", memory_id, now="2026-02-10T00:00:00Z")
+    _switch_off(store, "warn_before_archive_days: 7",
+                "warn_before_archive_days: 7\n    archive_retention_days: 30")
+
+    cli.ok("gc", now="2026-03-01T00:00:00Z")  # archived 19 days ago: kept
+    assert [e["id"] for e in support.entries(store, "fact", archive=True)] == [memory_id]
+    report = cli.ok("gc", "--json", now="2026-03-15T00:00:00Z").json()
+    forgotten = [a for a in report["gc_report"]["actions"] if a.get("id") == memory_id]
+    assert [a["action"] for a in forgotten] == ["forgotten"]
+    assert support.entries(store, "fact", archive=True) == []
+    event = support.events(store)[-2]
+    assert (event["op"], event["ids"]) == ("forget", [memory_id])
+    assert "archive_retention_days" in event["reason"]
+    cli.ok("restore", memory_id)
+    assert [e["id"] for e in support.entries(store, "fact", archive=True)] == [memory_id]
+
+
+def test_without_a_retention_period_archives_are_kept(cli: Cli, store: Path) -> None:
+    memory_id = support.remember(cli, "Use the staging proxy for partner calls.", "fact")
+    cli.ok("archive", memory_id)
+    cli.ok("gc", now="2036-01-01T00:00:00Z")
+
+    assert [e["id"] for e in support.entries(store, "fact", archive=True)] == [memory_id]

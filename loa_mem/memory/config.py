@@ -30,7 +30,8 @@ DEFAULTS: dict[str, Any] = {
         "retrieval": {"max_per_query": 10, "min_confidence": 0.6, "recency_weight": 0.2,
                       "integrate_with_oracle": True},
         "lifecycle": {"auto_archive": True, "archive_dir": "grimoires/loa/memory/archive",
-                      "check_on_session_start": True, "warn_before_archive_days": 7},
+                      "check_on_session_start": True, "warn_before_archive_days": 7,
+                      "archive_retention_days": None},
     },
 }
 CAPTURE_SOURCES = ("decisions", "errors", "learnings")

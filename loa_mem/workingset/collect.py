@@ -41,8 +41,10 @@ from loa_mem.workingset.collect_plan import (
     COMPRESSED,
     DEFERRED,
     EVICTED,
+    FORGOTTEN,
     LEAVING,
     OVERRIDDEN,
+    RETENTION,
     SUMMARIZED,
     Plan,
     Step,
@@ -253,11 +255,27 @@ def _apply_entries(run: _Run) -> None:
             run.actions += [GcAction(row.path, DEFERRED, run.deferred(), None, id=row.id)
                             for row in rows]
             continue
+        if reason == RETENTION:
+            _forget_past_retention(run, rows)
+            continue
         if not run.dry_run:
             move_to_archive(store, run.txn, rows, reason)
         for row in rows:
             to = store.file_for(str(row.data.get("category")), True)
             run.actions.append(GcAction(row.path, ARCHIVED, reason, None, id=row.id, to=to))
+
+
+def _forget_past_retention(run: _Run, rows: list[Any]) -> None:
+    """Forget archived entries kept past their retention, as `forget` does: removed from the
+    archive file, logged, committed, and `restore ID` brings each back from history."""
+    days = run.plan.store.config.lifecycle["archive_retention_days"]
+    why = (f"archived more than {days} days ago "
+           "(memory_schema.lifecycle.archive_retention_days)")
+    for row in rows:
+        if not run.dry_run:
+            run.txn.remove(row)
+            run.txn.event("forget", [row.id], why, path=row.path)
+        run.actions.append(GcAction(row.path, FORGOTTEN, why, None, id=row.id))
 
 
 def _update_sidecars(run: _Run) -> None:

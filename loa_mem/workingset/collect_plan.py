@@ -19,6 +19,8 @@ from loa_mem.workingset import rules as ws_rules
 
 EVICTED, SUMMARIZED, ARCHIVED, COMPRESSED = "evicted", "summarized", "archived", "compressed"
 DEFERRED, OVERRIDDEN = "deferred", "overridden"
+FORGOTTEN = "forgotten"  # an archived entry past memory_schema.lifecycle.archive_retention_days
+RETENTION = "retention"
 LEAVING = (EVICTED, SUMMARIZED, ARCHIVED)
 ACTION_OF = {"delete_from_working_set": EVICTED, "summarize_then_evict": SUMMARIZED,
              "archive": ARCHIVED, "compress": COMPRESSED}
@@ -155,7 +157,12 @@ def _entries(p: Plan) -> None:
     from loa_mem.memory.commands.lifecycle import expired_rows
 
     store = p.store
-    if not store.config.enabled or not store.config.lifecycle.get("auto_archive", True):
+    if not store.config.enabled:
+        return
+    past = _past_retention(store, p.now)
+    if past:
+        p.entries.append((RETENTION, past))
+    if not store.config.lifecycle.get("auto_archive", True):
         return
     chosen: set[str] = set()
     groups = (
@@ -169,6 +176,17 @@ def _entries(p: Plan) -> None:
         chosen |= {r.id for r in fresh}
         if fresh:
             p.entries.append((reason, fresh))
+
+
+def _past_retention(store: Any, now: str) -> list[Any]:
+    """Archived entries archived more than `archive_retention_days` ago (none when unset)."""
+    days = store.config.lifecycle.get("archive_retention_days")
+    if not days:
+        return []
+    cutoff = clock.iso(clock.parse(now) - clock.days(int(days)))
+    return list(store.index.where(
+        "in_archive=1 AND json_extract(data, '$.archived_at') IS NOT NULL AND "
+        "json_extract(data, '$.archived_at')<=? ORDER BY id", (cutoff,)))
 
 
 def plan(store: Any, trigger: str, budget: int | None) -> Plan:
