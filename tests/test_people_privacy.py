@@ -54,7 +54,9 @@ def test_context_lines_mark_what_to_confirm(pcli: PrefCli) -> None:
     _remember_some(pcli)
     assert pcli.ok("pref", "context", now=T0).stdout.splitlines() == [
         "- vertical: Retail (confidence 100)",
-        '- channels: ["Paid Search", "CTV"] (to confirm: ask before applying; confidence 55)']
+        '- channels: ["Paid Search", "CTV"] (to confirm: ask before applying; confidence 55)',
+        "- budget: 500000 (session s1; confidence 80)",
+        "- constraint: no Retail media TikTok (session s1; confidence 80)"]
 
 
 def test_clear_deletes_every_preference_at_once(pcli: PrefCli) -> None:

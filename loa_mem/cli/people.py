@@ -131,6 +131,16 @@ def record(key: Key, value: Value,
                              days or 30, percent, context), as_json, views.recorded)
 
 
+@session.command("confirm")
+def session_confirm(key: Key,
+            session_id: Annotated[str | None, typer.Option(
+                "--session", help="Only a record of this session (default: the newest).",
+                show_default=False)] = None,
+            user: User = None, as_json: Json = False) -> None:
+    """Confirm a session record: it becomes persistent (confidence 100), no second copy."""
+    emit(core.session_confirm(user, key, session_id), as_json, views.recorded)
+
+
 @session.command()
 def load(user: User = None, as_json: Json = False) -> None:
     """The last 5 sessions' live records (persistent or unexpired), by confidence."""

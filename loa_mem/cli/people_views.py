@@ -87,6 +87,9 @@ def context(result: SessionStart) -> list[Block]:
                           f"{p['confidence']})" for p in result.applied]
     lines += [f"- {p['key']}: {show_value(p['value'])} (to confirm: ask before applying; "
               f"confidence {p['confidence']})" for p in result.to_confirm]
+    lines += [f"- {r['key']}: {show_value(r['value'])} (session {r['session']}; "
+              + ("persistent" if r["persistent"] else f"confidence {r['confidence']}") + ")"
+              for r in result.sessions]
     return lines
 
 
@@ -110,8 +113,13 @@ def deleted(result: Deleted) -> list[Block]:
 def recorded(result: SessionRecorded) -> list[Block]:
     r = result.record
     until = "persistent" if r["persistent"] else f"expires {r['expires_at']}"
-    return [f"recorded {r['key']} = {show_value(r['value'])} for session {r['session']} "
-            f"(confidence {r['confidence']}, {until}){_commit(result.commit)}"]
+    said: list[Block] = [f"recorded {r['key']} = {show_value(r['value'])} for session "
+                         f"{r['session']} (confidence {r['confidence']}, {until})"
+                         + ("" if result.pending else _commit(result.commit))]
+    if result.pending:
+        said.append(f"not stored yet ({result.pending}); kept, and stored at the next session "
+                    "start")
+    return said
 
 
 def loaded(result: SessionsLoaded) -> list[Block]:

@@ -156,7 +156,7 @@ def preference_lines(user: str | None) -> list[str]:
     import importlib
 
     try:
-        people = importlib.import_module("loa_mem.people.home")
+        people = importlib.import_module("loa_mem.people.start")
     except ImportError:
         return []
     context_lines = getattr(people, "context_lines", None)

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loa_mem.core import clock
-from loa_mem.core.errors import LoaMemError, NotFound, NothingToDo, Refused
+from loa_mem.core.errors import LoaMemError, NotFound, NothingToDo, Refused, WriteFailed
 from loa_mem.people import home as people
 from loa_mem.people import purge as people_purge
 from loa_mem.people import rules
+from loa_mem.people import start as pending
 from loa_mem.people import writing as people_store
 from loa_mem.people.purge import Drop, Purged
 
@@ -173,16 +174,20 @@ class SessionStart:
     applied: list[dict[str, Any]]
     to_confirm: list[dict[str, Any]]
     error: str | None = None
+    sessions: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {"user": self.user, "applied": self.applied, "to_confirm": self.to_confirm,
-                "error": self.error}
+                "sessions": self.sessions, "error": self.error}
 
 
 def context(user: str | None) -> SessionStart:
-    """What `loa-mem context` adds; a store that cannot be read gives nothing (logged)."""
+    """What `loa-mem context` adds (pending session records stored first); a store that
+    cannot be read gives nothing (logged)."""
+    pending.retry_pending(user)
     start = people.session_start(user)
-    return SessionStart(start["user"], start["applied"], start["to_confirm"], start["error"])
+    return SessionStart(start["user"], start["applied"], start["to_confirm"], start["error"],
+                        start["sessions"])
 
 
 def defaults(user: str | None) -> SessionStart:
@@ -215,7 +220,11 @@ def _delete(name: str, op: str, drop: Drop, purge: bool,
     with people_store.writing(name, op) as change:
         gone = [p for p in change.prefs.values() if drop("preference", p)]
         ended = [r for r in change.records if drop("session", r)]
-        if not gone and not ended and not purge:
+        waiting = pending.read_pending(change.folder)
+        unsaved = [r for r in waiting if drop("session", r)]
+        if unsaved:  # records not stored yet are the person's data all the same
+            pending.write_pending(change.folder, [r for r in waiting if r not in unsaved])
+        if not gone and not ended and not unsaved and not purge:
             raise NothingToDo("nothing in your personal memory matches" if text is not None
                               else "nothing to clear", "see `loa-mem pref show`")
         change.prefs = {k: p for k, p in change.prefs.items() if p not in gone}
@@ -227,7 +236,8 @@ def _delete(name: str, op: str, drop: Drop, purge: bool,
     if purge:
         with people_store.locked(change.folder, op + " --purge"):
             purged = people_purge.rewrite(change.folder, drop)
-    return Deleted(name, op, [_view(p) for p in gone], [_session_view(r) for r in ended],
+    return Deleted(name, op, [_view(p) for p in gone],
+                   [_session_view(r) for r in ended + unsaved],
                    change.commit, purged, text)
 
 
@@ -258,9 +268,11 @@ class SessionRecorded:
     user: str
     record: dict[str, Any]
     commit: str | None
+    pending: str | None = None  # why it waits for the next session start
 
     def to_json(self) -> dict[str, Any]:
-        return {"user": self.user, "record": self.record, "commit": self.commit}
+        return {"user": self.user, "record": self.record, "commit": self.commit,
+                "pending": self.pending}
 
 
 def session_record(user: str | None, session: str, key: str, text: str, persistent: bool,
@@ -271,9 +283,34 @@ def session_record(user: str | None, session: str, key: str, text: str, persiste
     _screen(context, "--context")
     record = rules.session_record(session, key, _value(text, "the value"), clock.now(),
                                   persistent, ttl_days, confidence, context)
-    with people_store.writing(name, "pref session record") as change:
-        change.records.append(record)
-        change.keys, change.what = [key], "1 session record"
+    try:
+        with people_store.writing(name, "pref session record") as change:
+            change.records.append(record)
+            change.keys, change.what = [key], "1 session record"
+    except WriteFailed as failure:  # logged; stored at the next session start
+        pending.keep_pending(people.user_dir(name), record)
+        return SessionRecorded(name, _session_view(record), None, failure.one_line())
+    return SessionRecorded(name, _session_view(record), change.commit)
+
+
+def session_confirm(user: str | None, key: str, session: str | None = None
+                    ) -> SessionRecorded:
+    """Make the newest live record of `key` (in `session`, when given) persistent, in place:
+    confidence 100, no expiry, no second copy."""
+    name, key = people.resolve_user(user), _key(key)
+    now = clock.now()
+    with people_store.writing(name, "pref session confirm") as change:
+        found = [r for r in change.records if r["key"] == key and rules.live(r, now)
+                 and (session is None or r["session"] == session)]
+        if not found:
+            raise NotFound(f"no live session record of {key}" + (
+                f" in session {session}" if session else ""), "see `loa-mem pref session load`")
+        record = max(found, key=lambda r: str(r["recorded_at"]))
+        if record["persistent"]:
+            raise NothingToDo(f"{key} of session {record['session']} is already persistent",
+                              "nothing to change")
+        record.update(rules.confirmed_record(record))
+        change.keys, change.what = [key], "1 session record confirmed"
     return SessionRecorded(name, _session_view(record), change.commit)
 
 
@@ -292,6 +329,7 @@ class SessionsLoaded:
 def session_load(user: str | None) -> SessionsLoaded:
     """The last 5 sessions' live records by confidence. A store that cannot be read gives
     none: the session proceeds without them, and the error is logged."""
+    pending.retry_pending(user)
     try:
         name, _, _, records = _reading(user, "pref session load", [])
     except (LoaMemError, OSError) as failure:  # logged by _reading

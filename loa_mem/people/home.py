@@ -286,26 +286,31 @@ def _safe_now() -> str:
 
 # -- session start ----------------------------------------------------------------------------
 def session_start(user: str | None) -> dict[str, Any]:
-    """What a session starts with: the preferences to apply and those to confirm, best first.
-    A store that cannot be read gives neither, and the error is logged, never raised."""
+    """What a session starts with: the preferences to apply and those to confirm, best first,
+    and the live records (persistent or unexpired) of the last 5 sessions, by confidence. A
+    store that cannot be read gives none of them, and the error is logged, never raised."""
     folder: str | None = None
     try:
         name = resolve_user(user)
         folder = user_dir(name, create=True)
-        prefs, _ = read(folder)
+        prefs, records = read(folder)
         now = clock.now()
         ranked = sorted(((rules.effective(p, now), key, p) for key, p in prefs.items()
                          if not p.get("flagged")), key=lambda t: (-t[0], t[1]))
         picked = {b: [_brief(p, c) for c, _, p in ranked if rules.band(c) == b]
                   for b in ("apply", "suggest")}
+        _, recent = rules.load_sessions(records, now)
+        sessions = [{k: r[k] for k in ("session", "key", "value", "confidence", "persistent")}
+                    for r in recent]
         log(folder, "pref context", [*(p["key"] for p in picked["apply"]),
-                                     *(p["key"] for p in picked["suggest"])], outcome="ok")
+                                     *(p["key"] for p in picked["suggest"]),
+                                     *(r["key"] for r in sessions)], outcome="ok")
         return {"user": name, "applied": picked["apply"], "to_confirm": picked["suggest"],
-                "error": None}
+                "sessions": sessions, "error": None}
     except Exception as failure:  # the session starts without preferences, as the spec says
         where = log_error(folder, "pref context", failure)
-        return {"user": user, "applied": [], "to_confirm": [], "error": str(failure),
-                "logged_in": where}
+        return {"user": user, "applied": [], "to_confirm": [], "sessions": [],
+                "error": str(failure), "logged_in": where}
 
 
 def _brief(pref: dict[str, Any], confidence: int) -> dict[str, Any]:
@@ -321,4 +326,7 @@ def context_lines(user: str | None) -> list[str]:
              for p in start["applied"]]
     lines += [f"{p['key']}: {rules.show_value(p['value'])} (to confirm: ask before applying; "
               f"confidence {p['confidence']})" for p in start["to_confirm"]]
+    lines += [f"{r['key']}: {rules.show_value(r['value'])} (session {r['session']}; "
+              + ("persistent" if r["persistent"] else f"confidence {r['confidence']}") + ")"
+              for r in start["sessions"]]
     return lines

@@ -218,6 +218,12 @@ def session_record(session: str, key: str, value: Any, now: datetime, persistent
             "expires_at": None if persistent else clock.iso(now + clock.days(ttl_days))}
 
 
+def confirmed_record(record: dict[str, Any]) -> dict[str, Any]:
+    """The changes that confirm a session record: persistent, at the explicit confidence."""
+    return {"persistent": True, "expires_at": None,
+            "confidence": max(int(record["confidence"]), EXPLICIT)}
+
+
 def live(record: dict[str, Any], now: datetime) -> bool:
     expires = record.get("expires_at")
     return bool(record.get("persistent")) or (expires is not None and

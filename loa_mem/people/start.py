@@ -1,0 +1,82 @@
+"""What a person's session starts with, and session records kept for later when a save failed.
+
+The preference document: "STORAGE FAILURE — retry once after 2 seconds; if still fails log error
+and continue; memory will be attempted again next session". A session record whose save failed
+twice (`writing` retries once) goes to `pending-sessions.json` in the person's own folder
+(private, never committed, never in a project); the next session start (`loa-mem context`,
+`pref context`, `pref session load`) stores it, in one commit, before it reads. A pending record
+is the person's data like any other: `pref forget` and `pref clear --sessions` remove it too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from loa_mem.core.errors import LoaMemError
+from loa_mem.people import home as people
+
+PENDING_FILE = "pending-sessions.json"
+
+
+def _path(folder: str) -> Path:
+    return Path(folder) / PENDING_FILE
+
+
+def read_pending(folder: str) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(_path(folder).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    records = data.get("records") if isinstance(data, dict) else None
+    return [r for r in records if isinstance(r, dict)] if isinstance(records, list) else []
+
+
+def write_pending(folder: str, records: list[dict[str, Any]]) -> None:
+    from loa_mem.core.filewrite import atomic_write
+
+    if not records:
+        _path(folder).unlink(missing_ok=True)
+        return
+    with people.Private():
+        atomic_write(_path(folder), json.dumps({"format": people.FORMAT, "records": records},
+                                               ensure_ascii=False, indent=2) + "\n",
+                     new_mode=0o600)
+
+
+def keep_pending(folder: str, record: dict[str, Any]) -> None:
+    write_pending(folder, [*read_pending(folder), record])
+
+
+def retry_pending(user: str | None) -> int:
+    """Store the pending session records of `user` (how many); 0 when there are none or the
+    store still fails (logged; they stay pending)."""
+    try:
+        name = people.resolve_user(user)
+        folder = people.user_dir(name)
+    except (LoaMemError, OSError):
+        return 0
+    if not os.path.exists(_path(folder)):
+        return 0
+    pending = read_pending(folder)
+    if not pending:
+        return 0
+    from loa_mem.people import writing
+
+    try:
+        with writing.writing(name, "pref session retry") as change:
+            change.records.extend(r for r in pending if r not in change.records)
+            change.keys = sorted({str(r.get("key")) for r in pending})
+            change.what = f"{len(pending)} pending session record(s)"
+    except (LoaMemError, OSError):  # logged by `writing`; they stay pending
+        return 0
+    write_pending(folder, [r for r in read_pending(folder) if r not in pending])
+    return len(pending)
+
+
+def context_lines(user: str | None) -> list[str]:
+    """`home.context_lines` after the pending records are stored."""
+    retry_pending(user)
+    return people.context_lines(user)
