@@ -4,9 +4,10 @@ How it works, and what must always hold:
 
 - The model is a model2vec static embedding model (a token vocabulary and one vector per
   token; a text's vector is the mean of its tokens' vectors). `model.py` fetches it once into
-  the user's cache and keeps a prepared copy there (the token matrix as one `.npy` file and the
-  tokenizer), so a query costs a tokenizer call and a few rows of that matrix, never an import
-  of model2vec or torch.
+  the user's cache and keeps a prepared copy there (the token matrix as one `.npy` file, the
+  tokenizer and, for a WordPiece or word-level one, its vocabulary), so a query costs a
+  plain-Python tokenization (`wordpiece.py`) and a few rows of that matrix, never an import of
+  model2vec, `tokenizers` or torch.
 - Entry vectors live in `<git dir>/loa-mem/vectors.bin` beside the derived index (a float32
   matrix under a header whose generation stamp ties it to the index), memory-mapped by a query;
   the index's table `entry_vectors` maps each entry row to its row of the file, and a trigger
