@@ -83,6 +83,9 @@ def test_an_unknown_key_is_refused_naming_the_key_and_the_file(
     ("history", "{id}"),
     ("feedback", "{id}", "--success"),
     ("restore", "{id}"),
+    ("export", "-f", "markdown"),
+    ("capture", "decisions"),
+    ("oracle", "query", "build"),
 ])
 def test_memory_commands_refuse_when_memory_is_switched_off(cli: Cli, store: Path,
                                                             args: tuple[str, ...]) -> None:
@@ -178,3 +181,17 @@ def test_without_a_retention_period_archives_are_kept(cli: Cli, store: Path) -> 
     cli.ok("gc", now="2036-01-01T00:00:00Z")
 
     assert [e["id"] for e in support.entries(store, "fact", archive=True)] == [memory_id]
+
+
+def test_mcp_memory_tools_refuse_when_memory_is_switched_off(store: Path) -> None:
+    pytest.importorskip("mcp")
+    from tests.test_mcp import _error, _text, run_session
+
+    _switch_off(store)
+
+    async def script(session: object, call: Any) -> Any:
+        return await call("remember", content="A fact.", category="fact")
+
+    refused = run_session(store, script)
+    assert _error(refused)
+    assert "switched-off: Loa memory is switched off" in _text(refused)

@@ -261,6 +261,7 @@ def _refuse(problems: list[str], total: int, name: str) -> Refused:
 def import_file(store: Store, source: str, fmt: str | None, actor: str, *,
                 category: str | None = None, skip_invalid: bool = False, dry_run: bool = False,
                 commit: bool = True, progress: Progress | None = None) -> Imported:
+    store.config.require_memory("import")
     text, name = read_source(store, source)
     if fmt is None and source == "-":
         raise Refused("the format of stdin is unknown", "pass --format")
@@ -297,6 +298,7 @@ def export_entries(store: Store, fmt: str, *, categories: tuple[str, ...] = (),
                    everything: bool = False, agent: str | None = None) -> Exported:
     """Entries in `fmt`: jsonl holds every entry (archived and superseded too); the other
     formats hold the entries recall would find, unless `everything`."""
+    store.config.require_memory("export")
     if fmt not in transfer.FORMATS:
         raise Refused("unknown --format", f"use one of: {', '.join(transfer.FORMATS)}")
     for name in categories:
