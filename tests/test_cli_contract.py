@@ -333,3 +333,16 @@ def test_real_process_round_trip_with_fixed_clock(store: Path) -> None:
     memory_id = json.loads(result.stdout)["id"]
     assert support.entry(store, memory_id)["source"]["timestamp"] == FIXED_NOW
     assert git(store, "log", "-1", "--format=%s").startswith("loa-mem remember: " + memory_id)
+
+
+def test_remember_in_a_repository_without_a_store_refuses_and_writes_nothing(repo: Path
+                                                                             ) -> None:
+    git(repo, "commit", "-q", "--allow-empty", "-m", "start")
+    before = support.snapshot(repo)
+    done = run_loa_mem(repo, "remember", "A fact about the build.", "-c", "fact", "--json")
+
+    assert done.returncode == 1
+    assert json.loads(done.stdout)["error"]["kind"] == "no-store"
+    assert done.stderr.startswith("loa-mem: no-store: ") and "loa-mem init" in done.stderr
+    assert support.snapshot(repo) == before
+    assert support.commit_count(repo) == 1

@@ -60,6 +60,12 @@ class NotARepo(LoaMemError):
     kind = "not-a-repo"
 
 
+class NoStore(LoaMemError):
+    """A git repository where `loa-mem init` never ran: nothing is written into it."""
+
+    kind = "no-store"
+
+
 class LockBusy(LoaMemError):
     kind = "lock-busy"
 

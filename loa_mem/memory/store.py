@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import clock, git, gitwrite, textfile
 from loa_mem.core import events as events_mod
-from loa_mem.core.errors import InvalidFile, NotARepo, NotFound, Refused
+from loa_mem.core.errors import InvalidFile, NoStore, NotARepo, NotFound, Refused
 from loa_mem.memory import config as config_mod
 from loa_mem.memory import eventlog, layout
 from loa_mem.memory import rules as model
@@ -357,11 +357,19 @@ class Store:
                 return memory_id
 
     # -- writes -------------------------------------------------------------------------
+    def require_init(self) -> None:
+        """Refuse to write into a repository that was never set up: half a store (grimoire
+        files without config, merge driver or events log) is worse than none."""
+        if not _initialised(self):
+            raise NoStore(f"{self.top} has no memory store yet",
+                          "run `loa-mem init` first; nothing was written")
+
     @contextmanager
     def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
         from loa_mem.core import lock
 
         commit = commit and self.config.auto_commit
+        self.require_init()
         with lock.hold(self.cache_dir / "write.lock", op, self.config.lock_timeout):
             problem = gitwrite.state_problem(self.top) if commit else None
             if problem is not None:
@@ -370,6 +378,11 @@ class Store:
             transaction = Transaction(self, op, actor)
             yield transaction
             transaction.apply(commit=commit)
+
+
+def _initialised(store: Store) -> bool:
+    """`loa-mem init` ran here (its config or its events log is there, also in a clone)."""
+    return (store.top / config_mod.CONFIG_FILE).exists() or store.events_path.exists()
 
 
 def require_parsed(store: Store, path: str) -> None:
