@@ -86,8 +86,8 @@ def test_the_extractive_summary_is_deterministic_and_says_what_it_is(cli: Cli,
     assert first == second
     assert "method: extractive" in first
     assert "not written by a model" in first
-    assert "- `starting build`\n- `ERROR: link failed for module 7`\n- `total: 41 steps`\n" in (
-        first)
+    assert ("- first line: `starting build`\n- 1 error line(s)\n"
+            "  - `ERROR: link failed for module 7`\n- last line: `total: 41 steps`\n") in first
 
 
 STYLES = [

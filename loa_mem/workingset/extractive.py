@@ -82,7 +82,8 @@ def _stats(source: Source) -> str:
 
 def key_lines(source: Source, limit: int = MAX_PER_FILE) -> list[str]:
     """First line, headings and definitions, lines naming errors or results, last line."""
-    lines = _lines(source.text or "")
+    # a line of punctuation alone (`{`, `}`, `]`) says nothing
+    lines = [line for line in _lines(source.text or "") if re.search(r"\w", line)]
     if not lines:
         return []
     kind = _kind(source.path)
@@ -131,6 +132,11 @@ def _parsed(source: Source) -> Any:
 
 
 def _bullet(source: Source) -> list[str]:
+    from loa_mem.workingset import structured
+
+    said = structured.summary_lines(source.path, source.text or "")
+    if said is not None:
+        return said
     return [f"- {_quote(line)}" for line in key_lines(source)]
 
 

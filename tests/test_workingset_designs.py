@@ -1,0 +1,83 @@
+"""The MOOLLM document's rules that were missing or partial: what the built-in summarizer says
+about structured files and logs. At the fixed clock, against real repositories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loa_mem.workingset import structured
+from tests import ws_support as ws
+from tests.conftest import Cli
+
+
+def summary(cli: Cli, store: Path, path: str) -> str:
+    data = cli.ok("summarize", path, "--style", "bullet", "--json").json()
+    return (store / data["path"]).read_text(encoding="utf-8")
+
+
+def bullets(text: str) -> list[str]:
+    """The summary's own bullets (not the frontmatter's sources nor the References links)."""
+    body = text.split("\n---\n", 1)[1]
+    return [line for line in body.splitlines() if line.startswith(("- ", "  - "))
+            and not line.startswith("- [")]
+
+
+def test_a_json_summary_names_keys_counts_and_first_values(cli: Cli, store: Path) -> None:
+    ws.write(store, "out/result.json", json.dumps(
+        {"records": 10432, "columns": ["id", "email", "age"],
+         "errors": [{"row": 7, "why": "email missing"}], "source": {"db": "crm", "day": 3}},
+        indent=2) + "\n")
+    said = bullets(summary(cli, store, "out/result.json"))
+    assert said == [
+        "- 4 top-level key(s): records, columns, errors, source",
+        "- `records`: `10432`",
+        '- `columns`: list of 3 item(s); first: `"id"`',
+        '- `errors`: list of 1 item(s); first: `{"row": 7, "why": "email missing"}`',
+        "- `source`: object, 2 key(s): db, day"]
+    assert not any(line.strip("-` ") in ("{", "}", "[", "]") for line in said)
+
+
+def test_yaml_and_toml_summaries_read_the_structure(cli: Cli, store: Path) -> None:
+    ws.write(store, "conf/app.yaml", "name: shop\nreplicas: 3\nregions: [eu, us]\n")
+    ws.write(store, "conf/app.toml", 'title = "shop"\n[db]\nhost = "x"\nport = 5432\n')
+    assert bullets(summary(cli, store, "conf/app.yaml")) == [
+        "- 3 top-level key(s): name, replicas, regions", '- `name`: `"shop"`',
+        "- `replicas`: `3`", '- `regions`: list of 2 item(s); first: `"eu"`']
+    assert bullets(summary(cli, store, "conf/app.toml")) == [
+        "- 2 top-level key(s): title, db", '- `title`: `"shop"`',
+        "- `db`: object, 2 key(s): host, port"]
+
+
+def test_a_log_summary_gives_its_error_lines(cli: Cli, store: Path) -> None:
+    ws.write(store, "logs/build.log", "start\ncompiling\nERROR: missing header foo.h\nok\n"
+             "Traceback (most recent call last):\nValueError: bad\nERROR: missing header foo.h\n"
+             "done\n")
+    assert bullets(summary(cli, store, "logs/build.log")) == [
+        "- first line: `start`",
+        "- 3 error line(s), 2 distinct",
+        "  - `ERROR: missing header foo.h`",
+        "  - `Traceback (most recent call last):`",
+        "- last line: `done`"]
+
+
+def test_a_text_summary_never_quotes_a_line_of_punctuation(cli: Cli, store: Path) -> None:
+    ws.write(store, "notes/raw.txt", "{\nfirst thing\n}\n")
+    said = bullets(summary(cli, store, "notes/raw.txt"))
+    assert said == ["- `first thing`"]
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.dictionaries(st.text(min_size=1, max_size=10), st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                  max_size=3),
+    max_leaves=6), min_size=1, max_size=15))
+def test_json_summaries_name_every_top_level_key_up_to_twelve(data: dict[str, object]) -> None:
+    said = structured.summary_lines("x.json", json.dumps(data))
+    assert said is not None
+    assert said[0].startswith(f"- {len(data)} top-level key(s): ")
+    assert len(said) == 1 + min(len(data), structured.MAX_KEYS)
