@@ -190,3 +190,37 @@ def test_a_wide_terminal_draws_a_table(store: Path, busy: dict[str, list[str]]) 
 
     assert "┃" in text or "│" in text
     _whole(text, busy["ids"])
+
+
+# -- the README's claims about every command -------------------------------------------------
+def _readme_paragraph() -> str:
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    start = text.index("Every command except `mcp`")
+    return text[start:text.index("\n\n", start)]
+
+
+def test_the_readme_names_exactly_the_commands_without_json() -> None:
+    import re
+
+    claimed = set(re.findall(r"`([a-z -]+)`", _readme_paragraph().split(" takes `--json`")[0]))
+    without = {" ".join(p) for p, c in terminal_support.commands()
+               if "--json" not in terminal_support.options(c)}
+    assert without == claimed - {"--json"}
+
+
+def test_the_readme_names_exactly_the_commands_with_no_commit() -> None:
+    import re
+
+    listed = _readme_paragraph().split("take `--no-commit`")[1].split("`loa-mem --help`")[0]
+    claimed = set(re.findall(r"`([a-z][a-z -]+)`", listed)) - {"loa-mem commit"}
+    having = {" ".join(p) for p, c in terminal_support.commands()
+              if "--no-commit" in terminal_support.options(c)}
+    assert having == claimed
+
+
+def test_the_readme_stands_alone() -> None:
+    import re
+
+    text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    for pattern in (r"spec(ification)? section \d", r"\bseed 0\d\d", r"\bissue \d+", r"OWNER\b"):
+        assert not re.search(pattern, text, re.IGNORECASE), pattern
