@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,22 +41,29 @@ def _hook(command: str, failed: bool, n: int = 0) -> str:
                        "tool_response": {"stdout": "ok", "stderr": "", "interrupted": False}})
 
 
-def _time(argv: list[str], root: Path, stdin: str) -> float:
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _time(argv: list[str], root: Path, stdin: str) -> tuple[float, float]:
+    """Wall and CPU milliseconds of one process (CPU counts its children too: git)."""
     env = {**os.environ, "LOA_MEM_NOW": NOW}
-    start = time.perf_counter()
+    cpu, start = _cpu(), time.perf_counter()
     done = subprocess.run(argv, cwd=root, env=env, input=stdin, capture_output=True, text=True,
                           check=False)
     elapsed = (time.perf_counter() - start) * 1000
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed: {done.stderr}")
-    return elapsed
+    return elapsed, (_cpu() - cpu) * 1000
 
 
-def _median(argv: list[str], root: Path, stdins: list[str]) -> float:
-    return statistics.median(_time(argv, root, stdin) for stdin in stdins)
+def _median(argv: list[str], root: Path, stdins: list[str]) -> tuple[float, float]:
+    timed = [_time(argv, root, stdin) for stdin in stdins]
+    return (statistics.median(w for w, _ in timed), statistics.median(c for _, c in timed))
 
 
-def measure(root: Path, runs: int) -> list[tuple[str, float]]:
+def measure(root: Path, runs: int) -> list[tuple[str, tuple[float, float]]]:
     capture = [LOA_MEM, "capture", "tool-result", "--if-enabled"]
     rows = [("python -c pass (floor)", _median([sys.executable, "-c", "pass"], root,
                                                [""] * runs))]
@@ -81,11 +89,12 @@ def main() -> None:
         results = {size: measure(build_store(size, Path(where)), args.runs)
                    for size in args.sizes}
     names = [name for name, _ in results[args.sizes[0]]]
-    header = ["capture tool-result (median ms)", *(f"{s:,} entries" for s in args.sizes)]
+    header = ["capture tool-result (median)",
+              *(f"{s:,}: {kind} ms" for s in args.sizes for kind in ("wall", "cpu"))]
     widths = [max(len(header[0]), *(len(n) for n in names)), *(len(h) for h in header[1:])]
     print("  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True)))
     for row, name in enumerate(names):
-        cells = [name, *(f"{results[s][row][1]:.0f}" for s in args.sizes)]
+        cells = [name, *(f"{value:.0f}" for s in args.sizes for value in results[s][row][1])]
         print("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
 
 
