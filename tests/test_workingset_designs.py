@@ -81,3 +81,27 @@ def test_json_summaries_name_every_top_level_key_up_to_twelve(data: dict[str, ob
     assert said is not None
     assert said[0].startswith(f"- {len(data)} top-level key(s): ")
     assert len(said) == 1 + min(len(data), structured.MAX_KEYS)
+
+
+def test_user_deliverables_are_kept_by_default(cli: Cli, store: Path) -> None:
+    for path in ("deliverables/report.md", "README.md", "LICENSE", "notes/scratch.md"):
+        ws.write(store, path, "text\n")
+    args = [a for path in ("deliverables/report.md", "README.md", "LICENSE", "notes/scratch.md")
+            for a in ("--cold", path, "--action", "archive", "--why", "done")]
+    rows = cli.ok("advise", *args, "--json").json()["memory_actions"]
+    assert [(r["path"], r["action_taken"]) for r in rows] == [
+        ("deliverables/report.md", "overridden"), ("README.md", "overridden"),
+        ("LICENSE", "overridden"), ("notes/scratch.md", "honored")]
+
+
+def test_a_keep_list_in_the_config_replaces_the_default(cli: Cli, store: Path) -> None:
+    config = store / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8") + "working_set:\n  keep: [notes/**]\n",
+                      encoding="utf-8")
+    for path in ("README.md", "notes/scratch.md"):
+        ws.write(store, path, "text\n")
+    rows = cli.ok("advise", "--cold", "README.md", "--action", "archive", "--why", "done",
+                  "--cold", "notes/scratch.md", "--action", "archive", "--why", "done",
+                  "--json").json()["memory_actions"]
+    assert [(r["path"], r["action_taken"]) for r in rows] == [
+        ("README.md", "honored"), ("notes/scratch.md", "overridden")]

@@ -44,7 +44,11 @@ BUILTIN["working_set"] = {
     "dir": "grimoires/loa/working-set", "summaries_dir": "grimoires/loa/summaries",
     "archive_dir": "grimoires/loa/working-set/archive", "untouched_turns": 10,
     "untouched_minutes": 120, "defer_turns": 1, "summarize_over_lines": 500,
-    "context_budget": None, "keep": ["**/constitution.md", "**/CONSTITUTION.md"],
+    "context_budget": None, "keep": [
+        # what the user ships, never evicted: the constitution, a deliverables folder, the
+        # project's README, changelog and licence (a `keep` in the config replaces this list)
+        "**/constitution.md", "**/CONSTITUTION.md", "**/deliverables/**", "README.md",
+        "CHANGELOG.md", "LICENSE*"],
     "summarizer": {"command": None, "timeout_seconds": 120},
 }
 # Agent sidecars and sessions: where they live. The MDAN rules' numbers (caps, decay,
