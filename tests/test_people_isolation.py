@@ -55,7 +55,7 @@ def bob_folder(pcli: PrefCli) -> Iterator[Path]:
 @pytest.mark.parametrize("user", [f"../{BOB}", f"/tmp/{BOB}", "..", ".", "a\\b", ".hidden"])
 def test_user_ids_that_look_like_paths_are_refused(pcli: PrefCli, bob_folder: Path,
                                                    user: str) -> None:
-    for args in (("show",), ("set", "k", "v"), ("forget", "Finance", "--purge")):
+    for args in (("show",), ("set", "k", "v"), ("forget", "Finance", "--purge", "--yes")):
         refused = pcli("pref", *args, "--user", user, now=T0)
         assert refused.code == 1 and "user id cannot" in refused.stderr
 
@@ -69,7 +69,7 @@ def test_a_folder_name_as_user_id_is_just_another_user(pcli: PrefCli, bob_folder
 def test_forget_text_is_never_a_path(pcli: PrefCli, bob_folder: Path) -> None:
     pcli.pref("set", "vertical", "Retail")
     for text in (str(bob_folder), str(bob_folder / "preferences.json"), "Finance"):
-        assert pcli("pref", "forget", text, "--purge", now=T0).code in (0, 1)
+        assert pcli("pref", "forget", text, "--purge", "--yes", now=T0).code in (0, 1)
     assert pcli.pref("get", "vertical")["value"] == "Retail"
 
 
@@ -164,7 +164,7 @@ def test_two_accounts_sharing_a_home_cannot_read_each_other(
     alice = base / "shared" / people.slug(ALICE)
     before = snapshot(alice)
     for args in (("show",), ("get", "vertical"), ("context",), ("session", "load"),
-                 ("forget", "Retail", "--purge"), ("set", "vertical", "Evil")):
+                 ("forget", "Retail", "--purge", "--yes"), ("set", "vertical", "Evil")):
         done = _as(accounts, BOB_UID, ALICE, "pref", *args)
         assert "Retail" not in done.stdout
         assert done.returncode in ((0,) if args[0] in ("context", "session") else (1,))

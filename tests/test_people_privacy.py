@@ -61,14 +61,14 @@ def test_context_lines_mark_what_to_confirm(pcli: PrefCli) -> None:
 
 def test_clear_deletes_every_preference_at_once(pcli: PrefCli) -> None:
     _remember_some(pcli)
-    cleared = pcli.pref("clear")
+    cleared = pcli.pref("clear", "--yes")
     assert sorted(p["key"] for p in cleared["preferences"]) == ["channels", "tone", "vertical"]
     assert cleared["sessions"] == []
     shown = pcli.pref("show")
     assert shown["preferences"] == [] and len(shown["sessions"]) == 2
-    assert pcli.pref("clear", "--sessions")["preferences"] == []
+    assert pcli.pref("clear", "--sessions", "--yes")["preferences"] == []
     assert pcli.pref("show")["sessions"] == []
-    assert pcli("pref", "clear", now=T0).code == 1  # nothing left to clear
+    assert pcli("pref", "clear", "--yes", now=T0).code == 1  # nothing left to clear
 
 
 def test_forget_finds_shows_and_deletes_what_matches(pcli: PrefCli) -> None:
@@ -99,7 +99,7 @@ def test_forget_purge_leaves_no_trace_in_git(pcli: PrefCli) -> None:
     pcli.pref("contradict", "tone", "Retail-ish", now=at(2))
     folder = pcli.folder()
     assert "Retail" in _everything_in_git(folder)
-    done = pcli.ok("pref", "forget", "Retail", "--purge", now=at(3))
+    done = pcli.ok("pref", "forget", "Retail", "--purge", "--yes", now=at(3))
     assert "the data is gone from git too" in done.stdout
     assert "retail" not in _everything_in_git(folder).casefold()
     assert git(folder, "fsck", "--unreachable", "--no-reflogs").strip() == ""
@@ -116,14 +116,14 @@ def test_forget_purge_leaves_no_trace_in_git(pcli: PrefCli) -> None:
 def test_purge_after_a_plain_forget_cleans_history(pcli: PrefCli) -> None:
     _remember_some(pcli)
     pcli.pref("forget", "Retail")
-    again = pcli.pref("forget", "Retail", "--purge")
+    again = pcli.pref("forget", "Retail", "--purge", "--yes")
     assert again["preferences"] == [] and again["purged"]["commits_rewritten"] == 8
     assert "retail" not in _everything_in_git(pcli.folder()).casefold()
 
 
 def test_clear_purge_removes_every_preference_from_history(pcli: PrefCli) -> None:
     _remember_some(pcli)
-    pcli.pref("clear", "--purge")
+    pcli.pref("clear", "--purge", "--yes")
     history = _everything_in_git(pcli.folder())
     assert "terse" not in history and "Paid Search" not in history
     assert "500000" in history  # session records were not asked for
@@ -149,7 +149,7 @@ def test_every_read_and_write_is_in_the_access_log(pcli: PrefCli) -> None:
 
 def test_files_and_folders_are_private_to_their_owner(pcli: PrefCli) -> None:
     _remember_some(pcli)
-    pcli.pref("forget", "terse", "--purge")
+    pcli.pref("forget", "terse", "--purge", "--yes")
     modes = {path: stat.S_IMODE(path.stat().st_mode) for path in
              [pcli.home, *pcli.home.rglob("*")] if not path.is_symlink()}
     loose = {str(p): oct(m) for p, m in modes.items() if m & 0o077}
@@ -173,7 +173,7 @@ def test_pref_commands_never_touch_the_project_repository(store: Path, pcli: Pre
     monkeypatch.setenv("GIT_DIR", str(store / ".git"))  # as inside the project's git hook
     monkeypatch.setenv("GIT_INDEX_FILE", str(store / ".git" / "index"))
     _remember_some(pcli)
-    pcli.pref("forget", "Retail", "--purge")
+    pcli.pref("forget", "Retail", "--purge", "--yes")
     monkeypatch.delenv("GIT_DIR")
     monkeypatch.delenv("GIT_INDEX_FILE")
     assert (store / ".git" / "index").read_bytes() == index

@@ -117,7 +117,7 @@ def test_contradiction_of_an_explicit_preference_resets_to_0_and_flags_it(pcli: 
     assert pcli.get("vertical")["action"].startswith("do not use")
     refused = pcli("pref", "use", "vertical", now=T0)
     assert refused.code == 1 and "flagged for removal" in refused.stderr
-    cleared = pcli.pref("clear", "--flagged")
+    cleared = pcli.pref("clear", "--flagged", "--yes")
     assert [p["key"] for p in cleared["preferences"]] == ["vertical"]
 
 

@@ -13,6 +13,7 @@ import typer
 from loa_mem.cli import options
 from loa_mem.cli import people_views as views
 from loa_mem.cli.app import Json, new_app
+from loa_mem.cli.confirm import Yes, ask
 from loa_mem.cli.render import emit
 from loa_mem.core import flagvalues
 from loa_mem.people import commands as core
@@ -94,8 +95,11 @@ def context(user: User = None, as_json: Json = False) -> None:
 def forget(text: Annotated[str, typer.Argument(help="What to forget (matched in keys, values, "
                                                     "contexts and session ids).",
                                                show_default=False)],
-           purge: Purge = False, user: User = None, as_json: Json = False) -> None:
+           purge: Purge = False, yes: Yes = False, user: User = None,
+           as_json: Json = False) -> None:
     """Forget that I said X: find the matching memories, show them, delete them now."""
+    if purge:
+        ask("--purge rewrites the personal store's git history", yes)
     emit(core.forget(user, text, purge), as_json, views.deleted)
 
 
@@ -104,8 +108,11 @@ def clear(flagged: Annotated[bool, typer.Option(
               "--flagged", help="Only the preferences flagged for removal.")] = False,
           sessions: Annotated[bool, typer.Option(
               "--sessions", help="Also every session record.")] = False,
-          purge: Purge = False, user: User = None, as_json: Json = False) -> None:
+          purge: Purge = False, yes: Yes = False, user: User = None,
+          as_json: Json = False) -> None:
     """Clear my preferences (all of them, or only the flagged ones)."""
+    ask("pref clear deletes " + ("the flagged preferences" if flagged else "your preferences")
+        + (" and rewrites the store's git history" if purge else ""), yes)
     emit(core.clear(user, flagged, sessions, purge), as_json, views.deleted)
 
 
