@@ -34,8 +34,11 @@ def _store(path: Path) -> Cli:
 def _refused_clearly(outcome: object) -> bool:
     code, stdout, stderr = (getattr(outcome, k) for k in ("code", "stdout", "stderr"))
     assert code == 1, (code, stdout, stderr)
-    assert stdout == "" and len(stderr.strip().splitlines()) == 1, stderr
+    assert len(stderr.strip().splitlines()) == 1, stderr
     assert stderr.startswith("loa-mem: refused: "), stderr  # the text's fault, said so
+    if stdout:  # under --json the same refusal is one JSON error object on stdout
+        error = json.loads(stdout)["error"]
+        assert error["kind"] == "refused" and error["message"] in stderr, stdout
     return True
 
 
