@@ -4,6 +4,7 @@ completion, and (at 80 columns) ids and paths that are never cut."""
 from __future__ import annotations
 
 import os
+import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -224,3 +225,36 @@ def test_the_readme_stands_alone() -> None:
     text = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     for pattern in (r"spec(ification)? section \d", r"\bseed 0\d\d", r"\bissue \d+", r"OWNER\b"):
         assert not re.search(pattern, text, re.IGNORECASE), pattern
+
+
+# -- progress: on a terminal only ------------------------------------------------------------
+def _stderr_on_terminal(root: Path, *args: str) -> str:
+    leader, follower = pty.openpty()
+    with subprocess.Popen([sys.executable, "-m", "loa_mem", *args], cwd=root,
+                          env={**os.environ, "TERM": "xterm"}, stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=follower) as process:
+        os.close(follower)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        process.wait()
+    os.close(leader)
+    return out.decode(errors="replace")
+
+
+@pytest.mark.parametrize(("args", "label"), [(("validate",), "validating the memory files"),
+                                             (("gc", "--dry-run"), "collecting")])
+def test_long_operations_show_progress_on_a_terminal_only(cli: Cli, store: Path,
+                                                          args: tuple[str, ...],
+                                                          label: str) -> None:
+    cli.ok("remember", "Deploys go out on Tuesdays.", "-c", "fact")
+    assert label in _stderr_on_terminal(store, *args)
+    piped = run_loa_mem(store, *args)
+    assert label not in piped.stderr and label not in piped.stdout
+    assert label not in _stderr_on_terminal(store, *args, "--json")

@@ -12,7 +12,7 @@ import typer
 
 from loa_mem.cli import integrations_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
-from loa_mem.cli.render import emit
+from loa_mem.cli.render import console, emit
 
 
 def merge_driver(
@@ -76,10 +76,9 @@ def _progress() -> Iterator[Callable[[int, int], None] | None]:
         if total < LONG_IMPORT:
             return
         if not bars:
-            from rich.console import Console
             from rich.progress import Progress
 
-            bars.append(Progress(console=Console(stderr=True), transient=True))
+            bars.append(Progress(console=console(stderr=True), transient=True))
             bars[0].start()
             bars.append(bars[0].add_task("checking entries", total=total))
         bars[0].update(bars[1], completed=done,

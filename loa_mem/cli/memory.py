@@ -16,7 +16,7 @@ from loa_mem.memory import rules as model
 
 if TYPE_CHECKING:
     from loa_mem.memory.store import Store
-from loa_mem.cli.render import emit
+from loa_mem.cli.render import emit, working
 
 
 def _store(root: str | None) -> Store:
@@ -241,7 +241,8 @@ def validate(
 
     if output not in ("text", "json", "github"):
         raise Refused("unknown --format", "use text, json or github")
-    report = validate_at(root, paths, staged)
+    with working("validating the memory files", quiet=as_json or output != "text"):
+        report = validate_at(root, paths, staged)
     if output == "github":
         sys.stdout.write(views.github_annotations(report))
     else:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -103,6 +104,17 @@ def console(stderr: bool = False) -> Any:
 
     plain = "NO_COLOR" in os.environ
     return Console(stderr=stderr, color_system=None if plain else "auto", no_color=plain)
+
+
+@contextmanager
+def working(label: str, quiet: bool = False) -> Iterator[None]:
+    """A spinner with `label` on stderr while a long operation runs, on a terminal only: never
+    in a pipe, a hook or CI, and never under --json (`quiet`)."""
+    if quiet or not sys.stderr.isatty():
+        yield
+        return
+    with console(stderr=True).status(label):
+        yield
 
 
 def _rich(blocks: list[Block]) -> None:

@@ -11,7 +11,7 @@ from typer.core import TyperCommand
 
 from loa_mem.cli import working_set_views as views
 from loa_mem.cli.app import Json, NoCommit, Root
-from loa_mem.cli.render import emit
+from loa_mem.cli.render import emit, working
 from loa_mem.core import events, textfile
 from loa_mem.core.errors import Refused
 
@@ -166,8 +166,10 @@ def gc(
     from loa_mem.workingset.collect import gc as do_gc
 
     chosen = trigger or ("budget_pressure" if budget is not None else "explicit")
-    emit(do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit,
-               seconds=time_budget), as_json, views.gc_report)
+    with working("collecting the working set and stale entries", quiet=as_json):
+        result = do_gc(_store(root), chosen, budget, dry_run, events.actor(), not no_commit,
+                       seconds=time_budget)
+    emit(result, as_json, views.gc_report)
 
 
 def summarize(
