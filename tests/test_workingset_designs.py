@@ -105,3 +105,17 @@ def test_a_keep_list_in_the_config_replaces_the_default(cli: Cli, store: Path) -
                   "--json").json()["memory_actions"]
     assert [(r["path"], r["action_taken"]) for r in rows] == [
         ("README.md", "honored"), ("notes/scratch.md", "overridden")]
+
+
+def test_a_long_file_is_summarized_before_eviction_under_budget_pressure(cli: Cli,
+                                                                        store: Path) -> None:
+    ws.write(store, "logs/long.log", "".join(f"step {n}\n" for n in range(600)))  # 600 lines
+    ws.write(store, "short.txt", "x" * 400)
+    cli.ok("advise", "--hot", "logs/long.log", "--why", "w")
+    cli.ok("advise", "--hot", "short.txt", "--why", "w")
+    pressed = cli.ok("gc", "--budget", "100", "--json").json()
+    actions = {a["path"]: a["action"] for a in pressed["gc_report"]["actions"]}
+    # both go (the budget is small); the file over 500 lines is summarized first
+    assert actions == {"logs/long.log": "summarized", "short.txt": "evicted"}
+    summaries = list((store / ws.SUMMARIES).glob("*.md"))
+    assert len(summaries) == 1 and "logs/long.log" in summaries[0].read_text(encoding="utf-8")

@@ -148,8 +148,12 @@ def _pressure(p: Plan) -> None:
         if left <= target:
             break
         size = ws.file_tokens(top, path)
-        p.steps.append(Step(path, EVICTED, f"budget pressure: the working set was {left} tokens, "
-                            f"over 80% of {p.budget} ({target})", size, False))
+        long = _line_count(top / path) > p.settings.summarize_over_lines
+        p.steps.append(Step(path, SUMMARIZED if long else EVICTED,
+                            f"budget pressure: the working set was {left} tokens, over 80% of "
+                            f"{p.budget} ({target})" + (
+                                f"; over {p.settings.summarize_over_lines} lines, so summarized "
+                                "first" if long else ""), size, False))
         left -= size
 
 
