@@ -65,7 +65,7 @@ def test_files_that_must_be_kept_are_overridden(cli: Cli, store: Path, path: str
     if not (store / path).exists():
         ws.write(store, path, "# Constitution\n")
     data = cli.ok("advise", "--cold", path, "--action", "archive", "--why", "too big",
-                  "--json").json()
+                  "--postmortem", "grew too big", "--json").json()
 
     action, reason = ws.taken(data)[path]
     assert action == "overridden"
@@ -154,7 +154,7 @@ def test_each_why_pairs_with_its_hint_and_a_lone_why_covers_the_rest(cli: Cli,
         ws.write(store, name, "x\n")
     cli.ok("advise", "--why", "end of phase", "--hot", "a.txt", "--why", "reading it",
            "--cold", "b.txt", "--action", "archive", "--why", "failed attempt",
-           "--cold", "c.txt")
+           "--postmortem", "wrong approach", "--cold", "c.txt")
 
     assert ws.hot(store)["keep"][0]["why"] == "reading it"
     assert [(i["path"], i["why"], i["suggested_action"]) for i in ws.cold(store)["evict"]] == [
@@ -203,7 +203,7 @@ def test_the_memory_advise_json_on_stdin(cli: Cli, store: Path) -> None:
     request = {"why": "end of the parsing task",
                "hot": [{"path": "src/parser.ts", "why": "currently debugging"}],
                "cold": [{"path": "out.json", "why": "extracted",
-                         "suggested_action": "archive"}]}
+                         "suggested_action": "archive", "postmortem": "the format changed"}]}
     data = cli.ok("advise", "-", "--json", stdin=json.dumps(request)).json()
 
     assert [(a["path"], a["action_taken"]) for a in data["memory_actions"]] == [

@@ -15,7 +15,9 @@ from tests.conftest import FIXED_NOW, Cli, git
 
 def _cold(cli: Cli, path: str, action: str = "delete_from_working_set",
           why: str = "done with it") -> None:
-    data = cli.ok("advise", "--cold", path, "--action", action, "--why", why, "--json").json()
+    postmortem = ("--postmortem", why) if action == "archive" else ()
+    data = cli.ok("advise", "--cold", path, "--action", action, "--why", why, *postmortem,
+                  "--json").json()
     assert ws.taken(data)[path][0] == "honored", data
 
 

@@ -4,6 +4,10 @@ about structured files and logs. At the fixed clock, against real repositories."
 from __future__ import annotations
 
 import json
+import os
+import pty
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -11,7 +15,7 @@ from hypothesis import strategies as st
 
 from loa_mem.workingset import structured
 from tests import ws_support as ws
-from tests.conftest import Cli
+from tests.conftest import Cli, git
 
 
 def summary(cli: Cli, store: Path, path: str) -> str:
@@ -88,7 +92,7 @@ def test_user_deliverables_are_kept_by_default(cli: Cli, store: Path) -> None:
         ws.write(store, path, "text\n")
     args = [a for path in ("deliverables/report.md", "README.md", "LICENSE", "notes/scratch.md")
             for a in ("--cold", path, "--action", "archive", "--why", "done")]
-    rows = cli.ok("advise", *args, "--json").json()["memory_actions"]
+    rows = cli.ok("advise", "--postmortem", "superseded", *args, "--json").json()["memory_actions"]
     assert [(r["path"], r["action_taken"]) for r in rows] == [
         ("deliverables/report.md", "overridden"), ("README.md", "overridden"),
         ("LICENSE", "overridden"), ("notes/scratch.md", "honored")]
@@ -100,7 +104,8 @@ def test_a_keep_list_in_the_config_replaces_the_default(cli: Cli, store: Path) -
                       encoding="utf-8")
     for path in ("README.md", "notes/scratch.md"):
         ws.write(store, path, "text\n")
-    rows = cli.ok("advise", "--cold", "README.md", "--action", "archive", "--why", "done",
+    rows = cli.ok("advise", "--postmortem", "superseded",
+                  "--cold", "README.md", "--action", "archive", "--why", "done",
                   "--cold", "notes/scratch.md", "--action", "archive", "--why", "done",
                   "--json").json()["memory_actions"]
     assert [(r["path"], r["action_taken"]) for r in rows] == [
@@ -119,3 +124,71 @@ def test_a_long_file_is_summarized_before_eviction_under_budget_pressure(cli: Cl
     assert actions == {"logs/long.log": "summarized", "short.txt": "evicted"}
     summaries = list((store / ws.SUMMARIES).glob("*.md"))
     assert len(summaries) == 1 and "logs/long.log" in summaries[0].read_text(encoding="utf-8")
+
+
+def _archive_hint(*extra: str) -> tuple[str, ...]:
+    return ("advise", "--cold", "spike/cache.py", "--action", "archive", "--why", "abandoned",
+            *extra)
+
+
+def test_an_archived_attempt_records_its_postmortem(cli: Cli, store: Path) -> None:
+    ws.write(store, "spike/cache.py", "CACHE = {}\n")
+    advised = cli.ok(*_archive_hint("--postmortem", "the cache never hit", "--json")).json()
+    assert advised["memory_actions"][0]["reason"] == (
+        "on the cold list for gc (archive); postmortem: the cache never hit")
+    assert ws.cold(store)["evict"][0]["postmortem"] == "the cache never hit"
+    report = cli.ok("gc", "--json").json()["gc_report"]
+    assert [(a["action"], a["postmortem"]) for a in report["actions"]] == [
+        ("archived", "the cache never hit")]
+    assert ws.sidecar(store, "spike/cache.py")["postmortem"] == "the cache never hit"
+    shown = cli.ok("meta", "spike/cache.py").stdout
+    assert "postmortem" in shown and "the cache never hit" in shown
+
+
+def test_archiving_without_a_postmortem_off_a_terminal_is_refused(cli: Cli,
+                                                                  store: Path) -> None:
+    ws.write(store, "spike/cache.py", "CACHE = {}\n")
+    head = git(store, "rev-parse", "HEAD")
+    for extra in ((), ("--postmortem", "   ")):
+        refused = cli(*_archive_hint(*extra))
+        assert refused.code == 1
+        assert refused.stderr.strip().splitlines() == [
+            "loa-mem: refused: archiving spike/cache.py needs a postmortem: one line on why "
+            'the attempt failed; pass --postmortem "..." after --action archive; nothing was '
+            "written"]
+    assert git(store, "rev-parse", "HEAD") == head
+    assert ws.cold_paths(store) == []
+
+
+def test_a_postmortem_is_only_for_archive(cli: Cli, store: Path) -> None:
+    ws.write(store, "notes.md", "x\n")
+    refused = cli("advise", "--cold", "notes.md", "--why", "done", "--postmortem", "meh")
+    assert refused.code == 1 and "a postmortem is for --action archive" in refused.stderr
+
+
+def _on_terminal(root: Path, answer: str, *args: str) -> tuple[int, str]:
+    """Run loa-mem with stdin and stderr on a pseudo-terminal, typing `answer` and Enter."""
+    leader, follower = pty.openpty()
+    with subprocess.Popen([sys.executable, "-m", "loa_mem", *args], cwd=root,
+                          stdin=follower, stderr=follower, stdout=subprocess.PIPE,
+                          env={**os.environ, "TERM": "dumb"}) as process:
+        os.close(follower)
+        seen = b""
+        while b"Postmortem for" not in seen:
+            seen += os.read(leader, 4096)
+        os.write(leader, answer.encode() + b"\r")
+        assert process.stdout is not None
+        out = process.stdout.read().decode()
+        code = process.wait()
+    os.close(leader)
+    return code, out
+
+
+def test_on_a_terminal_archiving_asks_for_the_postmortem(store: Path) -> None:
+    ws.write(store, "spike/cache.py", "CACHE = {}\n")
+    code, _ = _on_terminal(store, "keys collided", *_archive_hint("--json"))
+    assert code == 0
+    assert ws.cold(store)["evict"][0]["postmortem"] == "keys collided"
+    code, _ = _on_terminal(store, "", *_archive_hint())
+    assert code == 1  # an empty answer is refused; the first postmortem stays
+    assert ws.cold(store)["evict"][0]["postmortem"] == "keys collided"

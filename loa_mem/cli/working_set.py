@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from loa_mem.memory.store import Store
     from loa_mem.workingset.advise import AdviseRequest, Hint
 
-_VALUED = {"--hot", "--cold", "--action", "--why", "--referenced", "--root"}
+_VALUED = {"--hot", "--cold", "--action", "--why", "--postmortem", "--referenced", "--root"}
 
 
 def _store(root: str | None) -> Store:
@@ -58,22 +59,36 @@ def _options(argv: list[str]) -> Iterable[tuple[str, str]]:
 def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
     """--hot/--cold hints in order. A --why right after a hint (or its --action) is that hint's;
     hints without one take the call's why: a --why given before any hint, else the last --why.
-    --action belongs to the --cold before it."""
+    --action belongs to the --cold before it; so does --postmortem, and one given before any
+    hint is for every archive hint without its own."""
     from loa_mem.workingset.advise import Hint
 
     hints: list[dict[str, Any]] = []
     current: dict[str, Any] | None = None
+    last_cold: dict[str, Any] | None = None
     before_hints: str | None = None
     last: str | None = None
+    postmortem: str | None = None
     for name, value in _options(argv):
         if name in ("--hot", "--cold"):
-            current = {"kind": name[2:], "path": value, "why": None, "action": None}
+            current = {"kind": name[2:], "path": value, "why": None, "action": None,
+                       "postmortem": None}
             hints.append(current)
+            last_cold = current if name == "--cold" else None
         elif name == "--action":
             if current is None or current["kind"] != "cold" or current["action"] is not None:
                 raise Refused("--action must follow the --cold it is about",
                               "for example --cold build.log --action archive --why 'old'")
             current["action"] = value
+        elif name == "--postmortem":
+            if not hints:
+                postmortem = value
+            elif last_cold is None or last_cold["postmortem"] is not None:
+                raise Refused("--postmortem must follow the --cold it is about",
+                              "for example --cold spike.py --action archive --postmortem "
+                              "'the cache never hit'")
+            else:
+                last_cold["postmortem"] = value
         elif name == "--why":
             last = value
             if current is not None and current["why"] is None:
@@ -85,8 +100,22 @@ def _hints(argv: list[str]) -> tuple[list[Hint], list[Hint], str | None]:
             current = None
     overall = before_hints or last
     made = [(h["kind"], Hint(h["path"], h["why"], h["action"] or (
-        "delete_from_working_set" if h["kind"] == "cold" else None))) for h in hints]
+        "delete_from_working_set" if h["kind"] == "cold" else None),
+        h["postmortem"] or (postmortem if h["action"] == "archive" else None)))
+        for h in hints]
     return ([h for k, h in made if k == "hot"], [h for k, h in made if k == "cold"], overall)
+
+
+def _ask_postmortems(cold: list[Hint]) -> list[Hint]:
+    """On a terminal, ask for the postmortem of each archive hint that came without one."""
+    from dataclasses import replace
+
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return cold
+    return [replace(h, postmortem=typer.prompt(
+        f"Postmortem for {h.path} (one line: why did the attempt fail?)", default="",
+        show_default=False, err=True)) if h.action == "archive" and h.postmortem is None else h
+        for h in cold]
 
 
 def _request(argv: list[str], from_stdin: bool, referenced: list[str],
@@ -95,7 +124,8 @@ def _request(argv: list[str], from_stdin: bool, referenced: list[str],
 
     hot, cold, why = _hints(argv)
     if not from_stdin:
-        return AdviseRequest(why, tuple(hot), tuple(cold), tuple(referenced), trigger_gc)
+        return AdviseRequest(why, tuple(hot), tuple(_ask_postmortems(cold)), tuple(referenced),
+                             trigger_gc)
     if hot or cold:
         raise Refused("hints came both as options and as JSON on stdin", "use one or the other")
     text = textfile.read_stdin()
@@ -125,6 +155,10 @@ def advise(
     why: Annotated[list[str] | None, typer.Option(
         "--why", help="Why: right after a --hot or --cold it is that hint's, else the call's.",
         show_default=False)] = None,
+    postmortem: Annotated[list[str] | None, typer.Option(
+        "--postmortem", help="For the --cold ... --action archive before it (or, given first, "
+        "for every archive hint): one line on why the attempt failed. Asked on a terminal.",
+        show_default=False)] = None,
     referenced: Annotated[list[str] | None, typer.Option(
         "--referenced", help="A file the user referenced: promoted to hot; repeat.",
         show_default=False)] = None,
@@ -136,7 +170,7 @@ def advise(
     Each hint is honored, deferred, overridden or promoted, with a reason (memory_actions)."""
     from loa_mem.workingset.advise import advise as do_advise
 
-    del hot, cold, action, why
+    del hot, cold, action, why, postmortem
     if source not in (None, "-"):
         raise Refused("unexpected argument after advise", "pass - to read JSON from stdin")
     request = _request(list(ctx.meta.get("loa_mem.argv") or []), source == "-",

@@ -36,7 +36,8 @@ def gc_report(result: GcResult) -> list[Block]:
     w = result.working_set
     blocks: list[Block] = []
     if result.actions:
-        rows = [[a.id or a.path, a.action, a.summary or a.to or "-", a.tokens, a.reason]
+        rows = [[a.id or a.path, a.action, a.summary or a.to or "-", a.tokens,
+                 a.reason + (f"; postmortem: {a.postmortem}" if a.postmortem else "")]
                 for a in result.actions]
         title = "gc_report" + (" (dry run: nothing written)" if result.dry_run else "")
         blocks.append(Table(["path", "action", "summary / to", "tokens", "reason"], rows, title))

@@ -39,6 +39,7 @@ class Hint:
     path: str
     why: str | None = None
     action: str | None = None
+    postmortem: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def request_from_json(data: Any) -> AdviseRequest:
                       "see `loa-mem advise --help` for the shape")
     hot = tuple(Hint(h["path"], h.get("why")) for h in data.get("hot") or [])
     cold = tuple(Hint(c["path"], c.get("why"),
-                      c.get("suggested_action") or "delete_from_working_set")
+                      c.get("suggested_action") or "delete_from_working_set", c.get("postmortem"))
                  for c in data.get("cold") or [])
     return AdviseRequest(data["why"], hot, cold, (), bool(data.get("trigger_gc")))
 
@@ -119,18 +120,20 @@ def _resolve(store: Any, request: AdviseRequest) -> AdviseRequest:
     from loa_mem.core.sensitive import screen
 
     screen([("--why", request.why)] + [("the why of a hint", h.why)
-                                       for h in request.hot + request.cold])
+                                       for h in request.hot + request.cold]
+           + [("--postmortem", h.postmortem) for h in request.cold])
     def located(hint: Hint) -> Hint:
         if hint.action is not None and hint.action not in ws_rules.ACTIONS:
             raise Refused(f"unknown action {hint.action!r} for {hint.path}",
                           f"use one of: {', '.join(ws_rules.ACTIONS)}")
-        return Hint(ws.existing_file(store, hint.path), hint.why, hint.action)
+        return Hint(ws.existing_file(store, hint.path), hint.why, hint.action,
+                    _postmortem(hint))
 
     def explained(hint: Hint) -> Hint:
         why = hint.why or request.why
         if not why or not why.strip():
             raise Refused(f"say why for {hint.path}", "pass --why (for each hint, or once)")
-        return Hint(hint.path, why.strip(), hint.action)
+        return Hint(hint.path, why.strip(), hint.action, hint.postmortem)
 
     hot = tuple(located(h) for h in request.hot)
     cold = tuple(located(h) for h in request.cold)
@@ -142,6 +145,24 @@ def _resolve(store: Any, request: AdviseRequest) -> AdviseRequest:
                       "give each path one hint: hot or cold")
     return AdviseRequest(request.why, tuple(explained(h) for h in hot),
                          tuple(explained(h) for h in cold), referenced, request.trigger_gc)
+
+
+def _postmortem(hint: Hint) -> str | None:
+    """An archived attempt keeps one line on why it failed; no other hint takes one."""
+    if hint.action != "archive":
+        if hint.postmortem is not None:
+            raise Refused(f"a postmortem is for --action archive, not for {hint.path}",
+                          "put --postmortem after --cold PATH --action archive")
+        return None
+    line = (hint.postmortem or "").strip()
+    if not line:
+        raise Refused(f"archiving {hint.path} needs a postmortem: one line on why the "
+                      "attempt failed", "pass --postmortem \"...\" after --action archive; "
+                      "nothing was written")
+    if "\n" in line:
+        raise Refused(f"the postmortem of {hint.path} is more than one line",
+                      "give one line; nothing was written")
+    return line
 
 
 def _hot(turn: _Turn, hint: Hint, referenced: bool) -> None:
@@ -186,8 +207,10 @@ def _cold(turn: _Turn, hint: Hint, not_committed: set[str]) -> None:
     if blocker is not None:
         turn.answer(hint.path, "evict", DEFERRED, blocker, action)
         return
-    m.set_cold(hint.path, hint.why or "", action)
-    turn.answer(hint.path, "evict", HONORED, f"on the cold list for gc ({action})", action)
+    m.set_cold(hint.path, hint.why or "", action, hint.postmortem)
+    postmortem = f"; postmortem: {hint.postmortem}" if hint.postmortem else ""
+    turn.answer(hint.path, "evict", HONORED, f"on the cold list for gc ({action}){postmortem}",
+                action)
 
 
 def _sidecars(turn: _Turn, txn: Any) -> list[str]:

@@ -64,12 +64,13 @@ class GcAction:
     id: str | None = None
     to: str | None = None
     original_commit: str | None = None
+    postmortem: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "action": self.action,
                                 "summary": self.summary, "reason": self.reason,
                                 "tokens": self.tokens}
-        for key in ("id", "to", "original_commit"):
+        for key in ("id", "to", "original_commit", "postmortem"):
             if getattr(self, key) is not None:
                 data[key] = getattr(self, key)
         return data
@@ -200,9 +201,15 @@ def _archive(run: _Run, step: Step, tracked: set[str]) -> GcAction:
     assert sidecar is not None
     sidecar.set("archived_in", to)
     sidecar.set("archive_date", p.now)
+    cold = p.manifests.cold_item(step.path)
+    postmortem = cold.get("postmortem") if cold is not None else None
+    if isinstance(postmortem, str) and postmortem:
+        sidecar.set("postmortem", postmortem)
+    else:
+        postmortem = None
     p.manifests.drop_hot(step.path)
     p.manifests.drop_cold(step.path)
-    return GcAction(step.path, ARCHIVED, step.reason, step.tokens, to=to)
+    return GcAction(step.path, ARCHIVED, step.reason, step.tokens, to=to, postmortem=postmortem)
 
 
 def _compress(run: _Run, step: Step) -> GcAction:
@@ -305,7 +312,8 @@ def _log(run: _Run, result: GcResult) -> None:
         run.txn.put(rel, text)
     ids = [a.id for a in run.actions if a.id]
     files = [{k: v for k, v in a.to_json().items() if k in ("path", "action", "summary", "to",
-                                                              "original_commit") and v}
+                                                              "original_commit", "postmortem")
+              and v}
              for a in run.actions if a.id is None and a.action in (*LEAVING, COMPRESSED)]
     run.txn.event("gc", ids, f"trigger: {p.trigger}",
                   report_yaml=yamlio.dump({"gc_report": result.report()}), files=files or None)
@@ -313,7 +321,7 @@ def _log(run: _Run, result: GcResult) -> None:
     run.txn.body = "\n".join(
         f"- {a.action}: {a.id + ' in ' if a.id else ''}{a.path}"
         f"{' -> ' + (a.summary or a.to or '') if (a.summary or a.to) else ''}: {a.reason}"
-        for a in run.actions)
+        f"{'; postmortem: ' + a.postmortem if a.postmortem else ''}" for a in run.actions)
 
 
 def _tally(actions: list[GcAction]) -> str:

@@ -224,18 +224,24 @@ class Manifests:
         item["last_turn"] = self.turn
         return item
 
-    def set_cold(self, path: str, why: str, action: str) -> None:
+    def set_cold(self, path: str, why: str, action: str, postmortem: str | None = None
+                 ) -> None:
+        """Put `path` on the cold list; an archive hint carries its postmortem line."""
         hot = self._hot_by_path.get(path)
         last_touch = hot.get("last_touch") or hot.get("since") if hot is not None else None
         item = self._cold_by_path.get(path)
         if item is None:
             self.cold["evict"].append({"path": path, "why": why, "last_touch": last_touch,
                                        "suggested_action": action})
-            self._cold_by_path[path] = self.cold["evict"][-1]
-            return
+            item = self.cold["evict"][-1]
+            self._cold_by_path[path] = item
         item["why"] = why
         item["last_touch"] = last_touch or item.get("last_touch")
         item["suggested_action"] = action
+        if postmortem:
+            item["postmortem"] = postmortem
+        elif "postmortem" in item:
+            del item["postmortem"]
 
     def drop_hot(self, path: str) -> bool:
         return _drop(self.hot["keep"], self._hot_by_path, path)

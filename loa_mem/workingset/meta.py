@@ -7,7 +7,8 @@ change only the keys they own and keep everything else; a sidecar with hand-writ
 edited through a ruamel round trip so the comments survive.
 
 Besides the fields of the spec, gc records where a file went: `archived_in`/`archive_date`
-(moved to the archive directory) and `compressed_date` (replaced by a compressed version). The
+(moved to the archive directory), `postmortem` (an archived attempt's one line on why it
+failed) and `compressed_date` (replaced by a compressed version). The
 sidecar of an archived file stays where the file was, pointing at it.
 """
 
@@ -24,7 +25,7 @@ from loa_mem.workingset.manifests import SIDECAR_SUFFIX
 
 FIELDS = ("title", "summary", "tags", "hotness", "pin", "provenance", "links", "summarized_in",
           "summary_date", "superseded_by", "custom", "archived_in", "archive_date",
-          "compressed_date")
+          "postmortem", "compressed_date")
 SETTABLE = ("title", "summary", "tags", "links", "pin", "superseded_by", "summarized_in",
             "summary_date")
 LIST_FIELDS = ("tags", "links")

@@ -48,8 +48,21 @@ def _shown(store: Any, s: ws.Settings, sidecar: meta.Sidecar, changed: list[str]
                      yamlio.plain(sidecar.doc), value, factors, changed, commit)
 
 
+def _archived(store: Any, given: str) -> meta.Sidecar | None:
+    """The sidecar of a file gc archived: it stays where the file was, so `meta` still shows
+    where the file went and its postmortem."""
+    rel = ws.relative(store, given)
+    if (Path(store.top) / rel).exists():
+        return None
+    sidecar = meta.load(Path(store.top), rel)
+    return sidecar if sidecar is not None and sidecar.doc.get("archived_in") else None
+
+
 def show(store: Any, given: str) -> MetaShown:
     """The sidecar as it is (or the defaults it would get), and hotness now."""
+    archived = _archived(store, given)
+    if archived is not None:
+        return _shown(store, ws.settings(store), archived, [], None)
     s, rel = _target(store, given)
     sidecar = meta.load(Path(store.top), rel)
     if sidecar is None:
