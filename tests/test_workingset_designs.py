@@ -192,3 +192,94 @@ def test_on_a_terminal_archiving_asks_for_the_postmortem(store: Path) -> None:
     code, _ = _on_terminal(store, "", *_archive_hint())
     assert code == 1  # an empty answer is refused; the first postmortem stays
     assert ws.cold(store)["evict"][0]["postmortem"] == "keys collided"
+
+
+def _summarized(cli: Cli, store: Path, *files: tuple[str, str]) -> str:
+    for rel, text in files:
+        ws.write(store, rel, text)
+    data = cli.ok("summarize", *(rel for rel, _ in files), "--name", "notes", "--json").json()
+    return str(data["path"])
+
+
+def _dead_links(cli: Cli) -> list[str]:
+    return [line for line in cli.ok("validate").stdout.splitlines() if "[link]" in line]
+
+
+def test_repair_re_points_a_moved_source_found_by_its_content(cli: Cli, store: Path) -> None:
+    summary = _summarized(cli, store, ("notes/a.md", "alpha\nbeta\n"))
+    (store / "docs").mkdir()
+    git(store, "mv", "notes/a.md", "docs/moved.md")
+    git(store, "mv", "notes/a.md.meta.yml", "docs/moved.md.meta.yml")
+    git(store, "commit", "-qm", "move")
+    assert len(_dead_links(cli)) == 1
+    data = cli.ok("summarize", "--repair", "--json").json()
+    assert [(r["link"], r["action"], r["to"], r["reason"]) for r in data["repairs"]] == [
+        ("notes/a.md", "re-pointed", "docs/moved.md", "same content")]
+    text = (store / summary).read_text(encoding="utf-8")
+    assert '  - "docs/moved.md"\n' in text and "- [moved.md](../../../docs/moved.md)" in text
+    assert _dead_links(cli) == []
+    assert git(store, "log", "-1", "--format=%s").strip() == (
+        "loa-mem summarize: repair: 1 re-pointed, 0 removed link(s)")
+
+
+def test_repair_re_points_by_file_name_when_the_content_changed_too(cli: Cli,
+                                                                   store: Path) -> None:
+    summary = _summarized(cli, store, ("notes/a.md", "alpha\n"))
+    (store / "docs").mkdir()
+    git(store, "mv", "notes/a.md", "docs/a.md")
+    git(store, "rm", "-q", "notes/a.md.meta.yml")
+    (store / "docs/a.md").write_text("alpha, edited\n", encoding="utf-8")
+    git(store, "commit", "-qam", "move and edit")
+    data = cli.ok("summarize", "--repair", "--json").json()
+    assert [(r["to"], r["reason"]) for r in data["repairs"]] == [("docs/a.md", "same file name")]
+    assert '  - "docs/a.md"\n' in (store / summary).read_text(encoding="utf-8")
+
+
+def test_repair_removes_a_link_it_cannot_find_and_says_so(cli: Cli, store: Path) -> None:
+    summary = _summarized(cli, store, ("notes/a.md", "alpha\n"), ("notes/b.md", "beta\n"))
+    for name in ("a.md", "a.md.meta.yml", "b.md.meta.yml"):
+        git(store, "rm", "-q", f"notes/{name}")
+    ws.write(store, "one/a.md", "x\n")
+    ws.write(store, "two/a.md", "y\n")  # two files of that name: ambiguous
+    git(store, "commit", "-qm", "gone")
+    shown = cli.ok("summarize", "--repair").stdout
+    assert "notes/a.md" in shown and "removed" in shown and "2 files could be it" in shown
+    text = (store / summary).read_text(encoding="utf-8")
+    assert '"notes/a.md"' not in text and "](../../../notes/a.md)" not in text
+    assert '  - "notes/b.md"\n' in text and _dead_links(cli) == []
+
+
+def test_repair_re_points_or_drops_a_sidecar_whose_summary_is_gone(cli: Cli,
+                                                                   store: Path) -> None:
+    summary = _summarized(cli, store, ("notes/a.md", "alpha\n"))
+    moved = summary.replace("notes.md", "renamed.md")
+    git(store, "mv", summary, moved)
+    git(store, "commit", "-qm", "rename the summary")
+    data = cli.ok("summarize", "--repair", "--json").json()
+    assert [(r["file"], r["action"], r["to"]) for r in data["repairs"]] == [
+        ("notes/a.md.meta.yml", "re-pointed", moved)]
+    assert ws.sidecar(store, "notes/a.md")["summarized_in"] == moved
+    git(store, "rm", "-q", moved)
+    git(store, "commit", "-qm", "drop it")
+    data = cli.ok("summarize", "--repair", "--json").json()
+    assert [r["action"] for r in data["repairs"]] == ["removed"]
+    assert "summarized_in" not in ws.sidecar(store, "notes/a.md")
+
+
+def test_repair_keeps_a_summary_none_of_whose_sources_is_left(cli: Cli, store: Path) -> None:
+    summary = _summarized(cli, store, ("notes/a.md", "alpha\n"))
+    git(store, "rm", "-q", "notes/a.md", "notes/a.md.meta.yml")
+    git(store, "commit", "-qm", "gone")
+    head = git(store, "rev-parse", "HEAD")
+    data = cli.ok("summarize", "--repair", "--json").json()
+    assert [r["action"] for r in data["repairs"]] == ["kept"]
+    assert data["commit"] is None and git(store, "rev-parse", "HEAD") == head
+    assert '  - "notes/a.md"\n' in (store / summary).read_text(encoding="utf-8")
+
+
+def test_repair_with_nothing_to_repair_says_so(cli: Cli, store: Path) -> None:
+    _summarized(cli, store, ("notes/a.md", "alpha\n"))
+    head = git(store, "rev-parse", "HEAD")
+    outcome = cli.ok("summarize", "--repair")
+    assert outcome.stdout == "nothing to repair: every summary link resolves\n"
+    assert git(store, "rev-parse", "HEAD") == head

@@ -207,7 +207,8 @@ def gc(
 
 
 def summarize(
-    paths: Annotated[list[str], typer.Argument(help="Files to summarize.", show_default=False)],
+    paths: Annotated[list[str] | None, typer.Argument(
+        help="Files to summarize.", show_default=False)] = None,
     style: Annotated[str, typer.Option("--style", help="bullet, narrative, schema, diff or "
                                        "decision.")] = "bullet",
     text: Annotated[str | None, typer.Option(
@@ -219,14 +220,24 @@ def summarize(
     extractive: Annotated[bool, typer.Option(
         "--extractive", help="Use the built-in extractive summary even when a summarizer "
         "command is configured.")] = False,
+    repair: Annotated[bool, typer.Option(
+        "--repair", help="Instead: re-point or remove the summary links that no longer "
+        "resolve (one commit).")] = False,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Write a summary with backlinks; point each source's sidecar at it."""
     from loa_mem.workingset.summarize import summarize as do_summarize
 
+    if repair:
+        from loa_mem.workingset.repair import repair as do_repair
+
+        if paths:
+            raise Refused("--repair takes no files", "run summarize --repair alone")
+        emit(do_repair(_store(root), events.actor(), not no_commit), as_json, views.repaired)
+        return
     if text == "-":
         text = textfile.read_stdin()
-    emit(do_summarize(_store(root), paths, style, text, name, events.actor(), not no_commit,
+    emit(do_summarize(_store(root), paths or [], style, text, name, events.actor(), not no_commit,
                       extractive), as_json, views.summarized)
 
 

@@ -10,6 +10,7 @@ if TYPE_CHECKING:
     from loa_mem.workingset.advise import Advised
     from loa_mem.workingset.collect import GcResult
     from loa_mem.workingset.meta_commands import MetaShown
+    from loa_mem.workingset.repair import Repaired
     from loa_mem.workingset.restore_file import RestoredFile
     from loa_mem.workingset.summarize import Summarized
 
@@ -83,3 +84,12 @@ def meta_shown(result: MetaShown) -> list[Block]:
 
 def restored(result: RestoredFile) -> list[Block]:
     return [f"{result.path}: {result.action} from {result.source}{_commit_note(result.commit)}"]
+
+
+def repaired(result: Repaired) -> list[Block]:
+    if not result.repairs:
+        return ["nothing to repair: every summary link resolves"]
+    rows = [[r.file, r.link, r.action, r.to or "-", r.reason] for r in result.repairs]
+    return [Table(["file", "link", "action", "to", "reason"], rows, "summary links"),
+            f"{len(result.repairs)} dead link(s)" + (_commit_note(result.commit)
+                                                     if result.commit else ": nothing written")]
