@@ -160,6 +160,17 @@ def test_archiving_without_a_postmortem_off_a_terminal_is_refused(cli: Cli,
     assert ws.cold_paths(store) == []
 
 
+def test_an_archive_hint_in_json_needs_its_postmortem_too(cli: Cli, store: Path) -> None:
+    ws.write(store, "spike/cache.py", "CACHE = {}\n")
+    hint = {"path": "spike/cache.py", "why": "abandoned", "suggested_action": "archive"}
+    refused = cli("advise", "-", stdin=json.dumps({"why": "w", "cold": [hint]}))
+    assert refused.code == 1 and "needs a postmortem" in refused.stderr
+    assert ws.cold_paths(store) == []
+    cli.ok("advise", "-", stdin=json.dumps(
+        {"why": "w", "cold": [{**hint, "postmortem": "keys collided"}]}))
+    assert ws.cold(store)["evict"][0]["postmortem"] == "keys collided"
+
+
 def test_a_postmortem_is_only_for_archive(cli: Cli, store: Path) -> None:
     ws.write(store, "notes.md", "x\n")
     refused = cli("advise", "--cold", "notes.md", "--why", "done", "--postmortem", "meh")

@@ -216,7 +216,8 @@ def _change_tools(server: Any, tools: _Tools, field: Any) -> None:
 def _session_tools(server: Any, tools: _Tools, field: Any) -> None:
     Paths = Annotated[list[dict[str, Any]] | None, field(
         description="Files, as [{path, why}] (cold ones may add suggested_action: "
-        "delete_from_working_set, summarize_then_evict, archive or compress).")]
+        "delete_from_working_set, summarize_then_evict, archive or compress; archive needs "
+        "postmortem: one line on why the attempt failed).")]
 
     @_tool(server, name="advise", description="The memory.advise hints of MOOLLM: files to keep "
                  "hot or to evict; the orchestrator decides and records memory_actions.")
