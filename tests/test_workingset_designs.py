@@ -13,7 +13,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loa_mem.workingset import structured
+from loa_mem.workingset import repair, structured
 from tests import ws_support as ws
 from tests.conftest import Cli, git
 
@@ -294,3 +294,40 @@ def test_repair_with_nothing_to_repair_says_so(cli: Cli, store: Path) -> None:
     outcome = cli.ok("summarize", "--repair")
     assert outcome.stdout == "nothing to repair: every summary link resolves\n"
     assert git(store, "rev-parse", "HEAD") == head
+
+
+_PATHS = st.lists(st.from_regex(r"[a-z][a-z0-9_-]{0,8}(/[a-z][a-z0-9_.-]{0,8}){0,2}\.md",
+                                fullmatch=True), min_size=2, max_size=5, unique=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_PATHS, st.data())
+def test_repair_rewrites_exactly_the_dead_link_in_frontmatter_and_references(
+        sources: list[str], data: st.DataObject) -> None:
+    from loa_mem.core import yamlio
+    from loa_mem.workingset import summarize as summ
+
+    rel = "grimoires/loa/summaries/s.md"
+    text = summ.document(None, rel, sources, "bullet", "model", "2026-02-01T10:30:00Z",
+                         "- said")
+    old = data.draw(st.sampled_from(sources))
+    new = data.draw(st.one_of(st.none(), st.just("moved/" + old.rsplit("/", 1)[-1])))
+    if new in sources:
+        return
+    fixed = repair._rewrite(text, rel, old, new)
+    front = yamlio.load(fixed.split("---\n")[1], rel)
+    expected = [new if s == old else s for s in sources if s != old or new is not None]
+    assert front["summary_of"] == expected
+    links = fixed.split("References:\n", 1)[1].splitlines()
+    assert links == [repair._link_line(rel, s) for s in expected]
+
+
+def test_repair_re_points_a_hand_written_unquoted_source(cli: Cli, store: Path) -> None:
+    ws.write(store, "docs/a.md", "alpha\n")
+    ws.write(store, f"{ws.SUMMARIES}/hand.md", "---\nsummary_of:\n- old/a.md\n"
+             "created: 2026-02-01T10:00:00Z\nstyle: bullet\n---\n\nsaid\n\nReferences:\n"
+             "- [a.md](../../../old/a.md)\n")
+    data = cli.ok("summarize", "--repair", "--json").json()
+    assert [(r["to"], r["reason"]) for r in data["repairs"]] == [("docs/a.md", "same file name")]
+    text = (store / ws.SUMMARIES / "hand.md").read_text(encoding="utf-8")
+    assert '- "docs/a.md"\n' in text and "- [a.md](../../../docs/a.md)\n" in text

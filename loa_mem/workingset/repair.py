@@ -125,11 +125,12 @@ def _link_line(rel: str, source: str) -> str:
 
 def _rewrite(text: str, rel: str, old: str, new: str | None) -> str:
     """The summary with `old` re-pointed to `new` (or dropped) in summary_of and References."""
-    entry = re.compile(rf"^  - {re.escape(json.dumps(old))}\n", re.MULTILINE)
+    quoted = "|".join(re.escape(q) for q in (json.dumps(old), f"'{old}'", old))
+    entry = re.compile(rf"^([ \t]*-[ \t]*)(?:{quoted})[ \t]*\n", re.MULTILINE)
     link = re.compile(rf"^{re.escape(_link_line(rel, old))}\n?", re.MULTILINE)
     if new is None:
         return link.sub("", entry.sub("", text, count=1), count=1)
-    text = entry.sub(f"  - {json.dumps(new)}\n", text, count=1)
+    text = entry.sub(lambda m: f"{m.group(1)}{json.dumps(new)}\n", text, count=1)
     return link.sub(_link_line(rel, new) + "\n", text, count=1)
 
 
