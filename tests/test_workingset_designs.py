@@ -293,6 +293,8 @@ def test_repair_with_nothing_to_repair_says_so(cli: Cli, store: Path) -> None:
     head = git(store, "rev-parse", "HEAD")
     outcome = cli.ok("summarize", "--repair")
     assert outcome.stdout == "nothing to repair: every summary link resolves\n"
+    refused = cli("summarize", "--repair", "notes/a.md")
+    assert refused.code == 1 and refused.stderr.count("\n") == 1
     assert git(store, "rev-parse", "HEAD") == head
 
 

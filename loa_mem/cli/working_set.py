@@ -231,8 +231,9 @@ def summarize(
     if repair:
         from loa_mem.workingset.repair import repair as do_repair
 
-        if paths:
-            raise Refused("--repair takes no files", "run summarize --repair alone")
+        if paths or text is not None or name is not None or extractive:
+            raise Refused("--repair takes no files, --text, --name or --extractive",
+                          "run summarize --repair on its own")
         emit(do_repair(_store(root), events.actor(), not no_commit), as_json, views.repaired)
         return
     if text == "-":
