@@ -60,14 +60,18 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()  # git's blob id
 
 
-def _last_blob(top: Path, rel: str) -> str | None:
-    """The blob `rel` had at the last commit that touched it (before it was deleted)."""
-    commit = git.run(top, "log", "-1", "--format=%H", "--", rel, check=False).strip()
-    for rev in (f"{commit}:{rel}", f"{commit}^:{rel}") if commit else ():
-        found = git.run(top, "rev-parse", "--verify", "-q", rev, check=False).strip()
-        if found:
-            return found
-    return None
+def _last_blobs(top: Path) -> dict[str, str]:
+    """Each path's blob at the last commit that touched it (for a deletion: the blob before),
+    from one walk of the history, newest first."""
+    out = git.run(top, "log", "--raw", "--no-renames", "--no-abbrev", "--format=", "-z",
+                  "HEAD", check=False)
+    found: dict[str, str] = {}
+    fields = out.split("\0")
+    for n, field_ in enumerate(fields[:-1]):
+        head, path = field_.strip().split(), fields[n + 1]
+        if len(head) == 5 and head[0].startswith(":") and path not in found:
+            found[path] = head[2] if head[4] == "D" else head[3]
+    return found
 
 
 @dataclass
@@ -76,6 +80,7 @@ class _Finder:
     settings: ws.Settings
     _files: list[str] | None = None
     _blobs: dict[str, str] = field(default_factory=dict)
+    _history: dict[str, str] | None = None
 
     def files(self) -> list[str]:
         if self._files is None:
@@ -100,7 +105,9 @@ class _Finder:
     def find(self, old: str, summary: bool) -> tuple[str | None, str]:
         """(the one file `old` became, how it was found) or (None, why not)."""
         pool = self.candidates(summary)
-        blob = _last_blob(self.top, old)
+        if self._history is None:
+            self._history = _last_blobs(self.top)
+        blob = self._history.get(old)
         same = [p for p in pool if blob is not None and self.blob(p) == blob]
         if len(same) == 1:
             return same[0], "same content"
