@@ -10,6 +10,7 @@ is the person's data like any other: `pref forget` and `pref clear --sessions` r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -77,6 +78,9 @@ def retry_pending(user: str | None) -> int:
 
 
 def context_lines(user: str | None) -> list[str]:
-    """`home.context_lines` after the pending records are stored."""
+    """`home.context_lines` after the pending records are stored. The user is resolved once:
+    resolving from git's user.email costs a process, and this runs in every session start."""
+    with contextlib.suppress(LoaMemError, OSError):  # home.context_lines says it its own way
+        user = people.resolve_user(user)
     retry_pending(user)
     return people.context_lines(user)
