@@ -85,6 +85,16 @@ def git(root: Path, *args: str) -> str:
                           text=True).stdout
 
 
+def clones_of(store: Path, where: Path, names: tuple[str, ...] = ("ana", "ben", "cy")
+              ) -> list[Path]:
+    """A bare remote of `store` in `where` and one clone of it per name: a team's set-up."""
+    remote = where / "remote.git"
+    git(where, "clone", "-q", "--bare", str(store), str(remote))
+    for name in names:
+        git(where, "clone", "-q", str(remote), name)
+    return [where / name for name in names]
+
+
 def run_loa_mem(root: Path, *args: str, env: dict[str, str] | None = None,
                 stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run loa-mem as a real process (for concurrency, hooks and exit codes end to end)."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from loa_mem.core import yamlio
 from loa_mem.memory.layout import LIMIT
 from tests import support
-from tests.conftest import Cli, git
+from tests.conftest import Cli, clones_of, git
 
 MEMORY = support.MEMORY
 
@@ -161,12 +161,7 @@ def test_three_clones_start_the_same_month_file_and_pull_rebase(tmp_path: Path,
                                                                 store: Path) -> None:
     fill(store, f"{MEMORY}/decisions.yaml", "20260115")
     fill_events(store)
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(store), str(remote))
-    clones = []
-    for name in ("ana", "ben", "cy"):
-        git(tmp_path, "clone", "-q", str(remote), name)
-        clones.append(tmp_path / name)
+    clones = clones_of(store, tmp_path)
     made = []
     for round_number in range(2):
         for clone in clones:

@@ -20,7 +20,7 @@ import pytest
 
 from loa_mem.core import yamlio
 from tests import support
-from tests.conftest import Cli, git
+from tests.conftest import Cli, clones_of, git
 
 Step = Callable[[Cli, str], None]
 
@@ -224,12 +224,7 @@ def test_two_branches_come_together_with_every_link_intact(cli: Cli, store: Path
 
 
 def test_three_clones_pull_rebase_and_push_in_rounds(tmp_path: Path, store: Path) -> None:
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "clone", "-q", "--bare", str(store), str(remote))
-    clones = []
-    for name in ("ana", "ben", "cy"):
-        git(tmp_path, "clone", "-q", str(remote), name)
-        clones.append(tmp_path / name)
+    clones = clones_of(store, tmp_path)
     remembered = []
     for round_number in range(3):
         for clone in clones:

@@ -127,14 +127,23 @@ def _decision_item(data: Any, rel: str, line: int, last: int) -> Item | None:
     if not rules.is_accepted(data):
         return None
     source: dict[str, Any] = data["source"] if isinstance(data.get("source"), dict) else {}
+    return _item(text, "decision", data, where, session=_text(source.get("session_id")),
+                 agent=_text(source.get("agent")), phase=_text(source.get("phase")),
+                 file_path=rel, line_range=f"{line}-{last}" if last > line else str(line))
+
+
+def _item(text: str, category: str, data: dict[str, Any], where: str, *, session: str | None,
+          agent: str | None, file_path: str | None, phase: str | None = None,
+          line_range: str | None = None) -> Item:
+    """The entry a captured item asks for, and its ref: the item's own id, else its content's.
+    Summary, confidence and tags read the same way from every source."""
     confidence = data.get("confidence")
     request = model.NewEntry(
-        content=text, category="decision",
+        content=text, category=category,
         summary=str(data["summary"]) if data.get("summary") else None,
         confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
-        tags=_strings(data.get("tags")), session=_text(source.get("session_id")) or "capture",
-        agent=_text(source.get("agent")), phase=_text(source.get("phase")), file_path=rel,
-        line_range=f"{line}-{last}" if last > line else str(line))
+        tags=_strings(data.get("tags")), session=session or "capture", agent=agent,
+        phase=phase, file_path=file_path, line_range=line_range)
     ref = data.get("id")
     return Item(str(ref) if isinstance(ref, (str, int)) and str(ref).strip()
                 else rules.content_ref(text), request, where)
@@ -186,16 +195,8 @@ def _learning_request(data: Any, name: str, number: int) -> Item:
     if text is None:
         raise Refused(f"{where} has no content", f"give it one of: {', '.join(_LEARNING_KEYS)}; "
                       "nothing was written")
-    confidence = data.get("confidence")
-    request = model.NewEntry(
-        content=text, category="learning",
-        summary=str(data["summary"]) if data.get("summary") else None,
-        confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
-        tags=_strings(data.get("tags")), session=_text(data.get("session_id")) or "capture",
-        agent=_text(data.get("agent")), file_path=name if name != "stdin" else None)
-    ref = data.get("id")
-    return Item(str(ref) if isinstance(ref, (str, int)) and str(ref).strip()
-                else rules.content_ref(text), request, where)
+    return _item(text, "learning", data, where, session=_text(data.get("session_id")),
+                 agent=_text(data.get("agent")), file_path=name if name != "stdin" else None)
 
 
 def _learning_data(text: str, name: str) -> list[Any]:
