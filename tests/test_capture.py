@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests import support
-from tests.conftest import FIXED_NOW, Cli, run_loa_mem
+from tests.conftest import FIXED_NOW, Cli, clones_of, git, run_loa_mem
 from tests.test_hooks import our_command, run_as_claude_code, settings_of
 
 DECISIONS = """\
@@ -362,6 +362,21 @@ def test_a_success_with_no_open_error_exits_before_the_store_is_imported(
     assert not imported & {"typer", "yaml", "ruamel.yaml", "git", "loa_mem.memory.store"}
     fix = run_loa_mem(store, "capture", "tool-result", "--if-enabled", stdin=success("make"))
     assert fix.returncode == 0 and "fixed: " in fix.stdout
+
+
+def test_an_open_error_pulled_from_a_teammate_is_fixed_by_the_next_success(
+        store: Path, tmp_path: Path) -> None:
+    ana, ben = clones_of(store, tmp_path, ("ana", "ben"))
+    Cli(ben).ok("capture", "tool-result", stdin=success("npm run lint"))  # ben's shortcut file
+    [memory_id] = Cli(ana).ok("capture", "tool-result", "--json",
+                              stdin=failure("make")).json()["added"]
+    git(ana, "push", "-q")
+    git(ben, "pull", "-q", "--rebase")
+
+    done = run_loa_mem(ben, "capture", "tool-result", "--if-enabled", stdin=success("make"))
+
+    assert done.returncode == 0 and f"fixed: {memory_id}" in done.stdout
+    assert support.entry(ben, memory_id)["capture"]["fixed_session"] == "s-2"
 
 
 # -- hooks ---------------------------------------------------------------------------------------

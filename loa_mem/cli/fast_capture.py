@@ -15,6 +15,7 @@ import os
 import sys
 
 from loa_mem.context import fast as context_fast
+from loa_mem.memory import layout
 from loa_mem.memory.capture import open_errors, rules
 
 TYPE_CHECKING = False
@@ -37,8 +38,30 @@ def _nothing_to_do(raw: bytes) -> bool:
     top = context_fast.find_top(None)
     if top is None:
         return False
-    known = open_errors.read(os.path.join(context_fast.git_dir(top), "loa-mem"))
-    return known is not None and rules.command_key(result.command) not in known
+    cache = os.path.join(context_fast.git_dir(top), "loa-mem")
+    recorded = open_errors.read(cache)
+    if recorded is None or not _current(top, cache, recorded[1]):
+        return False
+    return rules.command_key(result.command) not in recorded[0]
+
+
+def _current(top: str, cache: str, recorded: open_errors.Signatures) -> bool:
+    """Whether the live error files are as they were when `open-errors.json` was written: a
+    pull or an edit since may have brought an open error of this very command."""
+    try:
+        with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
+            cached_config = json.load(handle)
+        if cached_config.get("signature") != context_fast.signature(
+                os.path.join(top, context_fast.CONFIG_FILE)):
+            return False
+        memory = cached_config["config"]["memory_schema"]
+        listed = layout.files(top, memory["storage_dir"],
+                              memory["categories"]["error"]["storage_file"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    now = {rel: sig for rel in listed
+           if (sig := context_fast.signature(os.path.join(top, rel))) is not None}
+    return now == recorded
 
 
 def main(argv: list[str], slow: Callable[[list[str]], int]) -> int:

@@ -20,6 +20,7 @@ from loa_mem.memory import rules as model
 from loa_mem.memory.capture import open_errors, rules
 from loa_mem.memory.capture.sources import Captured, gate
 from loa_mem.memory.commands.remember import screen
+from loa_mem.memory.files import signature_of
 from loa_mem.memory.index import Row
 from loa_mem.memory.store import Store
 
@@ -156,5 +157,8 @@ def refresh_open_errors(store: Store) -> None:
                                  "NULL AND json_extract(data, '$.capture.fixed_at') IS NULL "
                                  "ORDER BY id", (clock.now_iso(),)):
         found.setdefault(str(row.data["capture"]["command_key"]), []).append(row.id)
+    signatures = {g.path: signature_of(store.top / g.path) for g in store.grimoire_files()
+                  if g.category == "error" and not g.in_archive}
     with contextlib.suppress(OSError):  # a missing file only costs a success the full path
-        open_errors.write(str(store.cache_dir), found)
+        open_errors.write(str(store.cache_dir), found,
+                          {rel: list(sig) for rel, sig in signatures.items() if sig})
