@@ -46,6 +46,33 @@ def test_rules_settle_fields_changed_on_both_sides(ours: dict[str, Any], theirs:
     assert merged == {**base, **expected}
 
 
+_SEEN = {"signature": "s1", "command_key": "k1", "occurrences": 2,
+         "last_seen": "2026-02-02T00:00:00Z"}
+
+
+@pytest.mark.parametrize(("ours", "theirs", "expected"), [
+    # the same failure seen again on both sides: every occurrence counts, the later sighting
+    ({**_SEEN, "occurrences": 3, "last_seen": "2026-02-03T00:00:00Z"},
+     {**_SEEN, "occurrences": 4, "last_seen": "2026-02-04T00:00:00Z"},
+     {**_SEEN, "occurrences": 5, "last_seen": "2026-02-04T00:00:00Z"}),
+    # fixed on one side, failed again later on the other: the failure reopens it
+    ({**_SEEN, "fixed_at": "2026-02-03T00:00:00Z", "fixed_session": "s-a"},
+     {**_SEEN, "occurrences": 3, "last_seen": "2026-02-04T00:00:00Z"},
+     {**_SEEN, "occurrences": 3, "last_seen": "2026-02-04T00:00:00Z"}),
+    # failed again on one side, then fixed later on the other: it stays fixed
+    ({**_SEEN, "occurrences": 3, "last_seen": "2026-02-03T00:00:00Z"},
+     {**_SEEN, "fixed_at": "2026-02-05T00:00:00Z", "fixed_session": "s-b"},
+     {**_SEEN, "occurrences": 3, "last_seen": "2026-02-03T00:00:00Z",
+      "fixed_at": "2026-02-05T00:00:00Z", "fixed_session": "s-b"}),
+])
+def test_a_captured_error_changed_on_both_sides_keeps_every_sighting_and_the_latest_state(
+        ours: dict[str, Any], theirs: dict[str, Any], expected: dict[str, Any]) -> None:
+    base = {**BASE, "category": "error", "capture": _SEEN}
+    for later in ("ours", "theirs"):
+        merged = merge_fields(base, {**base, "capture": ours}, {**base, "capture": theirs}, later)
+        assert merged == {**base, "capture": expected}
+
+
 @pytest.mark.parametrize(("ours", "theirs"), [
     ({"content": "y"}, {"content": "z"}),
     ({"ttl": "30d"}, {"ttl": "60d"}),

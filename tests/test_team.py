@@ -244,6 +244,25 @@ def test_three_clones_pull_rebase_and_push_in_rounds(tmp_path: Path, store: Path
         assert "merge=loa-mem" in (clone / ".git/info/attributes").read_text()
 
 
+def test_a_failure_captured_in_two_clones_counts_both_after_pull_rebase(tmp_path: Path,
+                                                                      store: Path) -> None:
+    hook_input = json.dumps({"session_id": "s-1", "hook_event_name": "PostToolUseFailure",
+                             "tool_name": "Bash", "tool_input": {"command": "make"},
+                             "error": "Exit code 2\nmake: *** [all] Error 2"})
+    [memory_id] = Cli(store).ok("capture", "tool-result", "--json",
+                                stdin=hook_input).json()["added"]
+    ana, ben = clones_of(store, tmp_path, ("ana", "ben"))
+    Cli(ana).ok("capture", "tool-result", stdin=hook_input, now="2026-02-01T11:00:00Z")
+    Cli(ben).ok("capture", "tool-result", stdin=hook_input, now="2026-02-01T12:00:00Z")
+    git(ana, "push", "-q")
+    git(ben, "pull", "-q", "--rebase")
+
+    capture = support.entry(ben, memory_id)["capture"]
+    assert (capture["occurrences"], capture["last_seen"]) == (3, "2026-02-01T12:00:00Z")
+    _validate_ok(Cli(ben))
+    assert git(ben, "status", "--porcelain") == ""
+
+
 def test_a_clone_sets_itself_up_without_a_commit(tmp_path: Path, store: Path) -> None:
     git(tmp_path, "clone", "-q", str(store), "fresh")
     fresh = tmp_path / "fresh"

@@ -144,6 +144,36 @@ def add_counts(base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
     return merged
 
 
+def merge_capture(base: Any, ours: Any, theirs: Any) -> dict[str, Any]:
+    """A captured error seen (or fixed) on both sides: its occurrences gain what both sides
+    added, it was last seen at the later time, and it stays fixed only if the later fix came
+    after the last failure on either side (a failure reopens an error)."""
+    ours_map = ours if isinstance(ours, dict) else {}
+    theirs_map = theirs if isinstance(theirs, dict) else {}
+    base_map = base if isinstance(base, dict) else {}
+    merged: dict[str, Any] = {**theirs_map, **ours_map}
+
+    def seen(value: dict[str, Any]) -> int:
+        found = value.get("occurrences")
+        return int(found) if isinstance(found, (int, float)) else 1
+
+    merged["occurrences"] = (seen(ours_map) + seen(theirs_map) - seen(base_map)) if base_map \
+        else max(seen(ours_map), seen(theirs_map))
+    last_seen = max(str(ours_map.get("last_seen") or ""), str(theirs_map.get("last_seen") or ""))
+    if last_seen:
+        merged["last_seen"] = last_seen
+    fixes = [m for m in (ours_map, theirs_map) if m.get("fixed_at")]
+    merged.pop("fixed_at", None)
+    merged.pop("fixed_session", None)
+    if fixes:
+        fix = max(fixes, key=lambda m: str(m["fixed_at"]))
+        if str(fix["fixed_at"]) >= last_seen:
+            merged["fixed_at"] = fix["fixed_at"]
+            if "fixed_session" in fix:
+                merged["fixed_session"] = fix["fixed_session"]
+    return merged
+
+
 def _archive_side(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, Any]:
     if ours.get("archived") and theirs.get("archived"):
         return ours if str(ours.get("archived_at") or "") <= str(
@@ -167,6 +197,8 @@ def _settle(key: str, values: tuple[Any, Any, Any], sides: tuple[dict[str, Any],
         return ours if later == "ours" else theirs
     if key == "effectiveness":
         return add_counts(base, ours, theirs)
+    if key == "capture":
+        return merge_capture(base, ours, theirs)
     if key in _SET_KEYS:
         return _set_merge(base, ours, theirs)
     return _MISSING
