@@ -1,5 +1,5 @@
 """The console entry point. Kept free of heavy imports: the fast paths (the session-start
-context hook, recall) are dispatched from here before typer is imported."""
+context hook, recall, remember) are dispatched from here before typer is imported."""
 
 from __future__ import annotations
 
@@ -45,6 +45,10 @@ def _dispatch(args: list[str]) -> int:
         from loa_mem.cli.fast_recall import main as recall_main
 
         return recall_main(args[1:], _run)
+    if args[:1] == ["remember"]:
+        from loa_mem.cli.fast_remember import main as remember_main
+
+        return remember_main(args[1:], _run)
     return _run(args)
 
 
