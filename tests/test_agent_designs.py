@@ -71,6 +71,23 @@ def test_agent_remember_without_an_open_session_writes_at_once(cli: Cli, store: 
     assert (done["session"], done["pending"], done["id"]) == (None, False, "m1")
 
 
+def test_agent_reinforce_and_relate_record_into_the_agents_open_session(cli: Cli,
+                                                                        store: Path) -> None:
+    cli.ok("agent", "remember", "winston", "Prefers diagrams", "-T", "preference")
+    before = sidecar(store, "winston")["memories"][0]["confidence"]
+    session(cli, "S1", "winston")
+    commits = support.commit_count(store)
+    reinforced = cli.ok("agent", "reinforce", "winston", "m1", "--json").json()
+    related = cli.ok("agent", "relate", "winston", "mary", "--agree", "--json").json()
+
+    assert [(s["session"], s["pending"]) for s in (reinforced, related)] == [("S1", True)] * 2
+    assert support.commit_count(store) == commits
+    cli.ok("session", "end", "--session", "S1")
+    after = sidecar(store, "winston")
+    assert after["memories"][0]["confidence"] > before
+    assert after["relationship_counts"]["mary"]["agree"] == 1
+
+
 def test_session_start_creates_a_missing_sidecar(cli: Cli, store: Path) -> None:
     commits = support.commit_count(store)
     started = session(cli, "S1", "winston")

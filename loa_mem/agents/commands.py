@@ -1,9 +1,10 @@
 """agent list | show | remember | reinforce | relate: agent sidecars (spec section 8).
 
-With `--session ID` the three writers record into the open session (loa_mem.agents.sessions)
-and `session end` applies the rules in one commit; without it they change the sidecar at once,
-one commit each, except `remember` while the agent is in an open session: it records into that
-session, so the per-session cap holds whether or not `--session` is given. Every sidecar write
+The three writers record into the agent's open session (`--session ID`, or the session the
+agent is in when none is named; loa_mem.agents.sessions) and `session end` applies the rules in
+one commit, so the per-session cap and once-per-session counting hold whether or not
+`--session` is given; with no open session they change the sidecar at once, one commit each.
+Every sidecar write
 also refreshes the state index (`agents.state_index`, the MDAN-STATE.json `agent_sidecars`
 block).
 """
@@ -134,6 +135,7 @@ def reinforce(store: Store, agent: str, memory_id: str, session: str | None, act
 
     agent = sidecars.check_agent_name(agent)
     s = settings(store)
+    session = session if session is not None else sessions.open_session_of(store, agent)
     if session is not None:
         rules.find_memory(_existing(store, agent), memory_id, agent)
         sessions.record(store, session, agent, {"kind": "reference", "memory": memory_id})
@@ -163,6 +165,7 @@ def relate(store: Store, agent: str, other: str, relation: str, session: str | N
         raise Refused(f"{agent} cannot relate to itself", "name another agent")
     if relation not in rules.RELATIONS:
         raise Refused("unknown relation", "use --agree, --disagree or --complement")
+    session = session if session is not None else sessions.open_session_of(store, agent)
     if session is not None:
         sessions.record(store, session, agent,
                         {"kind": "relation", "other": other, "relation": relation})
