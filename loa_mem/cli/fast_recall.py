@@ -3,10 +3,11 @@
 Agents call recall before most steps, so while the index is fresh it runs without typer, rich,
 the command groups, the `Store` or YAML: it reads the config cache and the index, ranks with
 `recall.rank` and prints with the same view and renderer as the Typer command. It handles
-`recall [QUERY] [--json] [--explain] [-c C]... [-t T]... [--limit N] [--root DIR]` written to a
-pipe or a file. Fresh means all of:
+`recall [QUERY] [--json] [--explain] [-c C]... [-t T]... [--limit N] [--mode M] [--root DIR]`
+written to a pipe or a file. Fresh means all of:
 - the config cache (`<git dir>/loa-mem/config.json`) has the signature of `.loa.config.yaml`;
-- `memory_schema.retrieval.mode` is `auto` (a mode named there may fetch a model);
+- a semantic or hybrid mode asked for by name (`--mode`, `memory_schema.retrieval.mode`) has
+  its model at hand (fetching one, or saying why it cannot be had, is the Typer command's);
 - the index has this version's schema and, for every grimoire file, the signature it has now;
   when a file changed (a pull, a checkout, an editor), the `Store` brings the index up to date
   first, re-reading only the changed entries.
@@ -33,17 +34,19 @@ if TYPE_CHECKING:
 
 _CATEGORIES = ("fact", "decision", "learning", "error", "preference")  # rules.CATEGORIES
 _VALUED = {"-c": "--category", "--category": "--category", "-t": "--tag", "--tag": "--tag",
-           "--limit": "--limit", "--root": "--root"}
+           "--limit": "--limit", "--mode": "--mode", "--root": "--root"}
+_MODES = ("lexical", "semantic", "hybrid")  # semantic.MODES
 
 
 class Request:
-    __slots__ = ("as_json", "categories", "explain", "limit", "query", "root", "tags")
+    __slots__ = ("as_json", "categories", "explain", "limit", "mode", "query", "root", "tags")
 
     def __init__(self) -> None:
         self.query = ""
         self.categories: list[str] = []
         self.tags: list[str] = []
         self.limit: int | None = None
+        self.mode = ""
         self.root: str | None = None
         self.as_json = False
         self.explain = False
@@ -106,6 +109,9 @@ def _take(request: Request, option: str, value: str) -> bool:
         request.tags.append(value)
     elif option == "--root":
         request.root = value
+    elif option == "--mode":
+        request.mode = value
+        return value in _MODES
     else:
         if not (value.isascii() and value.isdigit() and int(value) >= 1):
             return False
@@ -134,7 +140,7 @@ def load(request: Request) -> Recalled | None:
         return None
     config: dict[str, Any] = cached["config"]
     retrieval: dict[str, Any] = config["memory_schema"]["retrieval"]
-    if str(retrieval.get("mode") or "auto") != "auto":
+    if not _model_at_hand(request.mode or str(retrieval.get("mode") or "auto"), retrieval):
         return None
     if not config["memory_schema"].get("enabled", True):
         return None  # the Typer path refuses, naming the key
@@ -153,6 +159,15 @@ def load(request: Request) -> Recalled | None:
         if attempt or not _caught_up(top):
             return None
     return None
+
+
+def _model_at_hand(mode: str, retrieval: dict[str, Any]) -> bool:
+    """False when a mode named needs a model that is not in the cache (a few stats)."""
+    if mode in ("auto", "lexical"):
+        return True
+    from loa_mem.memory import semantic
+
+    return semantic.cached(str(retrieval.get("model") or semantic.DEFAULT_MODEL))
 
 
 def _caught_up(top: str) -> bool:
@@ -176,7 +191,7 @@ def _rank(db: sqlite3.Connection, request: Request, retrieval: dict[str, Any]) -
     from loa_mem.memory.recall import Filters, Recalled, rank
 
     filters = Filters(query=request.query, categories=tuple(request.categories),
-                      tags=tuple(request.tags),
+                      tags=tuple(request.tags), mode=request.mode,
                       min_confidence=float(retrieval["min_confidence"]),
                       limit=request.limit or int(retrieval["max_per_query"]))
     hits = rank(db, filters, float(retrieval["recency_weight"]), retrieval)

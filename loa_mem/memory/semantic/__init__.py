@@ -18,11 +18,43 @@ How it works, and what must always hold:
   (cosine) or hybrid (reciprocal rank fusion of both rankings); the recall score then applies
   recency, confidence and tier to it exactly as it does to bm25 (see `loa_mem.recall`).
 - Nothing here is imported unless recall runs in a semantic mode: this module itself imports
-  nothing heavy.
+  nothing heavy. Whether a model is at hand (`cached`) is a few stats of the cache, so the
+  default mode learns "no model: lexical" without importing numpy, platformdirs or `model.py`.
 """
 
 from __future__ import annotations
 
-__all__ = ["MODES"]
+import os
+import re
+import sys
+
+__all__ = ["DEFAULT_MODEL", "MODES", "cache_root", "cached", "slug"]
 
 MODES = ("lexical", "semantic", "hybrid")
+DEFAULT_MODEL = "minishlab/potion-base-8M"
+SOURCE_FILES = ("config.json", "model.safetensors", "tokenizer.json")
+
+
+def cache_root() -> str:
+    """Where fetched and prepared models live: `<user cache>/loa-mem/models`. On Linux and the
+    BSDs computed here exactly as platformdirs does (a test checks they agree), sparing recall
+    its import; elsewhere platformdirs says."""
+    if sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        base = os.environ.get("XDG_CACHE_HOME", "").strip()
+        return os.path.join(base or os.path.expanduser("~/.cache"), "loa-mem", "models")
+    import platformdirs
+
+    return os.path.join(platformdirs.user_cache_dir("loa-mem"), "models")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "--", text).strip("-") or "model"
+
+
+def cached(name: str) -> bool:
+    """Whether model `name` is at hand without the network: a local folder (prepared on first
+    use), or a model id already fetched into the cache."""
+    if os.path.isdir(os.path.expanduser(name)):
+        return True
+    source = os.path.join(cache_root(), slug(name), "source")
+    return all(os.path.isfile(os.path.join(source, f)) for f in SOURCE_FILES)

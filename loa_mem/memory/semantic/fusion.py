@@ -26,7 +26,7 @@ import importlib.util
 import sys
 from typing import Any, NamedTuple
 
-from loa_mem.memory.semantic import MODES
+from loa_mem.memory.semantic import DEFAULT_MODEL, MODES, cached
 
 RRF_K = 60
 # the lexical ranking's weight in hybrid fusion, times its bm25 relative to the best match
@@ -62,22 +62,26 @@ def installed() -> bool:
 
 
 def settings(retrieval: dict[str, Any], requested: str = "") -> Settings:
-    from loa_mem.memory.semantic.model import DEFAULT_MODEL, ModelUnavailable
-
+    """The mode to recall in. Auto mode learns whether a model is at hand from a few stats
+    (`semantic.cached`) before anything is imported."""
     configured = str(retrieval.get("mode") or "auto")
     mode = requested or configured
     explicit = mode != "auto"
+    name = str(retrieval.get("model") or DEFAULT_MODEL)
     if mode == "auto":
-        mode = "hybrid" if installed() else "lexical"
+        mode = "hybrid" if cached(name) and installed() else "lexical"
     if mode not in MODES:
+        from loa_mem.memory.semantic.model import ModelUnavailable
+
         raise ModelUnavailable(f"unknown recall mode {mode!r}", "use lexical, semantic or "
                                "hybrid")
     if mode != "lexical" and explicit and not installed():
+        from loa_mem.memory.semantic.model import ModelUnavailable
+
         raise ModelUnavailable(f"{mode} recall needs the semantic extra",
                                "pip install 'loa-mem[semantic]', or recall with --mode lexical")
     dims = retrieval.get("dimensions")
-    return Settings(mode, str(retrieval.get("model") or DEFAULT_MODEL),
-                    int(dims) if dims else None, explicit)
+    return Settings(mode, name, int(dims) if dims else None, explicit)
 
 
 def relevance(db: Any, where: list[str], args: list[object], query: str, chosen: Settings,

@@ -15,21 +15,17 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.core.errors import LoaMemError
-from loa_mem.memory.semantic import wordpiece
+from loa_mem.memory.semantic import DEFAULT_MODEL, SOURCE_FILES, slug, wordpiece
 
 if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-DEFAULT_MODEL = "minishlab/potion-base-8M"
 FORMAT = 2  # of the prepared copy; a change re-prepares every model
 PLAIN_BATCH = 8  # up to this many texts (a query) are tokenized without `tokenizers`
 
@@ -37,7 +33,6 @@ PLAIN_BATCH = 8  # up to this many texts (a query) are tokenized without `tokeni
 # product a single thread does in a millisecond; set before numpy is first imported
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, "1")
-_SOURCE_FILES = ("config.json", "model.safetensors", "tokenizer.json")
 _FETCHED = ["config.json", "model.safetensors", "tokenizer.json", "modules.json",
             "0_StaticEmbedding/*", "README.md"]
 
@@ -49,26 +44,22 @@ class ModelUnavailable(LoaMemError):
 
 
 def cache_root() -> Path:
-    import platformdirs
+    from loa_mem.memory.semantic import cache_root as root
 
-    return Path(platformdirs.user_cache_dir("loa-mem")) / "models"
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "--", text).strip("-") or "model"
+    return Path(root())
 
 
 def _signature(folder: Path) -> str:
     """What the prepared copy was made from: each source file's size and mtime."""
     parts = []
-    for name in _SOURCE_FILES:
+    for name in SOURCE_FILES:
         stat = (folder / name).stat()
         parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
     return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
 
 
 def _has_model(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in _SOURCE_FILES)
+    return all((folder / name).is_file() for name in SOURCE_FILES)
 
 
 def _fetch(name: str, dest: Path) -> None:
@@ -80,6 +71,9 @@ def _fetch(name: str, dest: Path) -> None:
     sys.stderr.write(f"loa-mem: fetching the embedding model {name} once into {dest.parent} "
                      "(about 30 MB)...\n")
     sys.stderr.flush()
+    import shutil
+    import tempfile
+
     try:
         import huggingface_hub
 
@@ -87,7 +81,7 @@ def _fetch(name: str, dest: Path) -> None:
         huggingface_hub.snapshot_download(name, repo_type="model", local_dir=tmp,
                                           allow_patterns=_FETCHED)
         if not _has_model(tmp):
-            raise ModelUnavailable(f"{name} is not a model2vec model (no {_SOURCE_FILES})",
+            raise ModelUnavailable(f"{name} is not a model2vec model (no {SOURCE_FILES})",
                                    "name a model2vec model, e.g. " + DEFAULT_MODEL)
         shutil.rmtree(dest, ignore_errors=True)
         os.replace(tmp, dest)
@@ -110,10 +104,10 @@ def prepared_folder(name: str, dimensions: int | None, fetch: bool = True) -> Pa
         source = local.resolve()
         if not _has_model(source):
             raise ModelUnavailable(f"{name} holds no model2vec model "
-                                   f"({', '.join(_SOURCE_FILES)})", _HINT)
+                                   f"({', '.join(SOURCE_FILES)})", _HINT)
         home = root / f"local-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
     else:
-        home = root / _slug(name)
+        home = root / slug(name)
         source = home / "source"
     key = f"{name}|{dimensions or 'all'}|format{FORMAT}"
     target = home / f"prepared-{dimensions or 'all'}"
@@ -135,6 +129,9 @@ def prepared_folder(name: str, dimensions: int | None, fetch: bool = True) -> Pa
 
 
 def _prepare(source: Path, target: Path, key: str, dimensions: int | None) -> None:
+    import shutil
+    import tempfile
+
     import numpy as np
 
     try:
