@@ -3,8 +3,13 @@ secrets) and the rules that span entries (unique ids, supersede chains, related 
 
 from __future__ import annotations
 
+from collections import Counter
+
 from loa_mem.core import clock, sensitive
+from loa_mem.memory import checkcache
 from loa_mem.memory import rules as model
+from loa_mem.memory.files import GrimoireFile
+from loa_mem.memory.index import Row
 from loa_mem.memory.problems import Run, Seen
 from loa_mem.memory.store import Store
 
@@ -74,53 +79,124 @@ def _expiry_rule(run: Run, seen: Seen, path: str) -> None:
             seen, "ttl"), "expiry", f"expires_at should be {expected or 'null'} for ttl {ttl}")
 
 
-def cross_rules(run: Run) -> None:
-    forgotten = _forgotten_ids(run.store)
-    for memory_id, places in run.seen.items():
-        if len(places) > 1:
-            where = ", ".join(f"{p.grimoire.path}:{p.first_line}" for p in places)
-            for place in places:
-                run.add(place, place.grimoire.path, place.first_line, "unique-id",
-                        f"id {memory_id} is used {len(places)} times ({where}); "
-                        "run `loa-mem repair`")
-    linked = [seen for places in run.seen.values() for seen in places
+# the files validate checked: each with its entries' ids, first lines, problems and links
+Files = list[tuple[GrimoireFile, checkcache.FileNotes]]
+
+
+def cross_rules(run: Run, files: Files) -> None:
+    """The rules across entries, from each file's notes: only the entries that link, that are
+    linked to or whose id is used twice are looked at one by one."""
+    every, twice = _ids(files)
+    places = _places(files, twice)
+    for memory_id in twice:
+        where = ", ".join(f"{p.grimoire.path}:{p.first_line}" for p in places[memory_id])
+        for place in places[memory_id]:
+            run.add(place, place.grimoire.path, place.first_line, "unique-id",
+                    f"id {memory_id} is used {len(places[memory_id])} times ({where}); "
+                    "run `loa-mem repair`")
+    linked = [seen for seen_at in places.values() for seen in seen_at
               if not _LINKS.isdisjoint(seen.data)]
+    forgotten = _Forgotten(run.store)
     for seen in linked:
-        _link_rules(run, seen, forgotten)
-    _chain_rules(run, linked)
+        _link_rules(run, seen, every, forgotten)
+    _chain_rules(run, files, places, twice, every, linked)
+
+
+def _ids(files: Files) -> tuple[set[str], set[str]]:
+    """Every id, and the ids used more than once."""
+    every: set[str] = set()
+    total = 0
+    for _, notes in files:
+        ids = notes.mapped_ids()
+        every.update(ids)
+        total += len(ids)
+    if len(every) == total:
+        return every, set()
+    counts = Counter(i for _, notes in files for i in notes.mapped_ids())
+    return every, {i for i, count in counts.items() if count > 1}
+
+
+def _places(files: Files, twice: set[str]) -> dict[str, list[Seen]]:
+    """The entries with links (archived counts) and the entries whose id is used more than once,
+    by id, in file order."""
+    places: dict[str, list[Seen]] = {}
+    for grimoire, notes in files:
+        unmapped = notes.unmapped()
+        rows = {row for row, noted in notes.noted.items() if noted.links and row not in unmapped}
+        if twice:
+            rows.update(row for row, memory_id in enumerate(notes.ids)
+                        if memory_id in twice and row not in unmapped)
+        for row in sorted(rows):
+            places.setdefault(notes.ids[row], []).append(_seen(grimoire, notes, row))
+    return places
+
+
+def _seen(grimoire: GrimoireFile, notes: checkcache.FileNotes, row: int) -> Seen:
+    noted = notes.noted.get(row, checkcache.CLEAN)
+    memory_id, first_line = notes.ids[row], notes.lines[row]
+    return Seen(Row(row, memory_id, grimoire.path, grimoire.in_archive, first_line, first_line,
+                    {"id": memory_id, **noted.links}, noted.offsets), grimoire)
 
 
 # the fields that link an entry to others; an entry with none of them can only be a link's end
 _LINKS = frozenset(("supersedes", "superseded_by", "related_memories"))
 
 
-def _chain_rules(run: Run, linked: list[Seen]) -> None:
+def _chain_rules(run: Run, files: Files, places: dict[str, list[Seen]], twice: set[str],
+                 every: set[str], linked: list[Seen]) -> None:
     """The chain problems among the entries that link and the entries they link to (no other
     entry can be part of a chain)."""
     from loa_mem.memory import chains
 
-    ends = {str(seen.data.get(k)) for seen in linked for k in ("supersedes", "superseded_by")}
+    ends = {str(v) for seen in linked for k in ("supersedes", "superseded_by")
+            if (v := seen.data.get(k))}
     wanted = {str(s.data.get("id")) for s in linked} | ends
-    unique = {i: places[0] for i, places in run.seen.items() if len(places) == 1 and i in wanted}
-    for problem in chains.problems({i: seen.data for i, seen in unique.items()}):
-        seen = unique[problem.id]
+    unique = {i: seen_at[0] for i, seen_at in places.items() if i in wanted and i not in twice}
+    entries = {i: seen.data for i, seen in unique.items()}
+    # an end without links of its own is only its id
+    entries.update((i, {"id": i}) for i in ends - unique.keys() - twice if i in every)
+    for problem in chains.problems(entries):
+        seen = unique.get(problem.id) or _find(files, problem.id)
         fix = problem.fix or "run `loa-mem repair` to set the other end"
         run.add(seen, seen.grimoire.path, _line(seen, problem.key), "chain",
                 f"{problem.message}; {fix}")
 
 
-def _link_rules(run: Run, seen: Seen, forgotten: set[str]) -> None:
+def _find(files: Files, memory_id: str) -> Seen:
+    """The entry of an id used once."""
+    for grimoire, notes in files:
+        unmapped = notes.unmapped()
+        for row, found in enumerate(notes.ids):
+            if found == memory_id and row not in unmapped:
+                return _seen(grimoire, notes, row)
+    raise LookupError(memory_id)
+
+
+class _Forgotten:
+    """The ids the events log says were forgotten, read when first asked."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.ids: set[str] | None = None
+
+    def __contains__(self, memory_id: object) -> bool:
+        if self.ids is None:
+            self.ids = _forgotten_ids(self.store)
+        return memory_id in self.ids
+
+
+def _link_rules(run: Run, seen: Seen, every: set[str], forgotten: _Forgotten) -> None:
     data, path = seen.data, seen.grimoire.path
     for key in ("supersedes", "superseded_by"):
         other_id = data.get(key)
-        if not other_id or run.seen.get(str(other_id)):
+        if not other_id or str(other_id) in every:
             continue
         severity = "warning" if other_id in forgotten else "error"
         note = " (it was forgotten; see the events log)" if other_id in forgotten else ""
         run.add(seen, path, _line(seen, key), "chain",
                 f"{key} {other_id}, which is not in any grimoire file{note}", severity)
     for related in data.get("related_memories") or []:
-        if isinstance(related, str) and related not in run.seen:
+        if isinstance(related, str) and related not in every:
             gone = related in forgotten
             run.add(seen, path, _line(seen, "related_memories"), "related",
                     f"related memory {related} is not in any grimoire file"

@@ -18,7 +18,6 @@ from loa_mem.core import events
 from loa_mem.core.errors import ConfigError, InvalidFile
 from loa_mem.memory import check, checkcache
 from loa_mem.memory.files import GrimoireFile
-from loa_mem.memory.index import Row
 from loa_mem.memory.problems import Checker, Problem, Report, Run, Seen, secret_problems
 from loa_mem.memory.store import Store
 
@@ -33,21 +32,19 @@ def _check_rows(store: Store, grimoire: GrimoireFile, rowids: list[int]) -> list
         run = Run(store)
         seen = Seen(row, grimoire)
         if not isinstance(row.data, dict) or row.data.get("id") is None:
-            run.add(None, grimoire.path, row.first_line, "schema",
-                    "an entry must be a mapping with an id")
+            run.add(None, grimoire.path, row.first_line, "schema", checkcache.NO_ID)
         else:
             check.schema_problems(run, seen, grimoire.path)
             check.entry_rules(run, seen, grimoire.path)
         links, offsets = checkcache.links_of(seen.data, row.key_offsets)
-        noted = checkcache.Noted([(p.line - row.first_line, p.rule, p.message, p.severity)
-                                  for p in run.problems], links, offsets)
-        checked.append((row.rowid, noted, isinstance(row.data, dict) and
-                        row.data.get("id") is not None))
+        checked.append((row.rowid, checkcache.Noted(
+            [(p.line - row.first_line, p.rule, p.message, p.severity) for p in run.problems],
+            links, offsets)))
     return checked
 
 
-# (rowid, the entry's problems and links, whether it can be cached: a mapping with an id)
-Checked = tuple[int, checkcache.Noted, bool]
+# (rowid, the entry's problems and links)
+Checked = tuple[int, checkcache.Noted]
 
 # -- the per-entry rules in parallel (~100 us an entry: 1 s at 10,000) ---------------------------
 _PARALLEL_ENTRIES = 3000
@@ -80,54 +77,83 @@ def _check_all(store: Store, jobs: list[tuple[GrimoireFile, list[int]]]) -> list
         _FORKED.clear()
 
 
-def _check_files(run: Run, failures: dict[str, InvalidFile]) -> None:
-    """Every entry's own problems, from the cache where its text was checked before; and
-    every entry's id and links in `run.seen` for the rules across entries."""
+Checked_files = list[tuple[GrimoireFile, checkcache.FileNotes]]
+
+
+def _check_files(run: Run) -> Checked_files:
+    """Every file's entries with their own problems: a file whose content is unchanged since
+    the last validate from the cache, the others through the index (refreshed first), entry by
+    entry. Each file's entries and problems are added to `run`."""
     store = run.store
     cache = checkcache.Cache(store.cache_dir, store.config.data)
-    outline: list[tuple[GrimoireFile, list[tuple[int, int | None, str, int]]]] = []
+    # hashed before the index is refreshed: a file changed in between is checked again next time
+    digests = {g.path: checkcache.digest(store.top / g.path) for g in store.grimoire_files()}
+    found = {g.path: cache.file(g, digests[g.path]) for g in store.grimoire_files()}
+    if None in found.values():
+        failures = store.refresh_files()
+        _recheck(run, cache, [g for g in store.grimoire_files() if found.get(g.path) is None],
+                 failures, digests, found)
+    checked = []
+    for grimoire in store.grimoire_files():
+        notes = found.get(grimoire.path)
+        if notes is not None:
+            _note(run, grimoire, notes)
+            checked.append((grimoire, notes))
+    cache.save()
+    return checked
+
+
+def _recheck(run: Run, cache: checkcache.Cache, grimoires: list[GrimoireFile],
+             failures: dict[str, InvalidFile], digests: dict[str, str | None],
+             found: dict[str, checkcache.FileNotes | None]) -> None:
+    """The files that changed, from the index: an entry whose text was checked before from the
+    cache, the others checked now."""
+    store = run.store
+    outlines: dict[str, list[tuple[int, int | None, str, int]]] = {}
     known: dict[int, checkcache.Noted] = {}
     jobs = []
-    for grimoire in store.grimoire_files():
+    for grimoire in grimoires:
         failure = failures.get(grimoire.path)
         if failure is not None:
             run.problems.append(Problem(grimoire.path, failure.line, "yaml", failure.message))
             continue
-        rows = store.index.outline(grimoire.path)
-        outline.append((grimoire, rows))
+        outlines[grimoire.path] = rows = store.index.outline(grimoire.path)
         for rowid, text_hash, _, _ in rows:
-            noted = cache.get(checkcache.key(grimoire, text_hash)) if text_hash else None
+            noted = cache.entry(grimoire, text_hash) if text_hash is not None else None
             if noted is not None:
                 known[rowid] = noted
         missing = [r[0] for r in rows if r[0] not in known]
         if missing:
             jobs.append((grimoire, missing))
-    for (grimoire, _), found in zip(jobs, _check_all(store, jobs), strict=True):
-        hashes = {r[0]: r[1] for g, rows in outline if g == grimoire for r in rows}
-        for rowid, noted, cacheable in found:
-            known[rowid] = noted
-            if cacheable and hashes.get(rowid):
-                cache.put(checkcache.key(grimoire, hashes[rowid] or 0), noted)
-    for grimoire, rows in outline:
-        for rowid, _, memory_id, first_line in rows:
-            _note(run, grimoire, rowid, memory_id, first_line, known[rowid])
-    cache.save()
+    for checked in _check_all(store, jobs):
+        known.update(checked)
+    for grimoire in grimoires:
+        if grimoire.path in outlines:
+            notes = _notes(grimoire, digests.get(grimoire.path), outlines[grimoire.path], known)
+            found[grimoire.path] = notes
+            if notes.digest:
+                cache.put(grimoire.path, notes)
 
 
-def _note(run: Run, grimoire: GrimoireFile, rowid: int, memory_id: str, first_line: int,
-          noted: checkcache.Noted) -> None:
-    """An entry's problems in the report, and the entry in `run.seen` (when it has an id)."""
-    run.entries += 1
-    mapped = not any(
-        p[1] == "schema" and p[2] == "an entry must be a mapping with an id"
-        for p in noted.problems)
-    for offset, rule, message, severity in noted.problems:
-        run.problems.append(Problem(grimoire.path, first_line + offset, rule, message, severity,
-                                    memory_id if mapped else None))
-    if mapped:
-        row = Row(rowid, memory_id, grimoire.path, grimoire.in_archive, first_line, first_line,
-                  {"id": memory_id, **noted.links}, noted.offsets)
-        run.seen.setdefault(memory_id, []).append(Seen(row, grimoire))
+def _notes(grimoire: GrimoireFile, digest: str | None,
+           rows: list[tuple[int, int | None, str, int]],
+           known: dict[int, checkcache.Noted]) -> checkcache.FileNotes:
+    noted = {n: known[r[0]] for n, r in enumerate(rows)}
+    return checkcache.FileNotes(
+        digest or "", grimoire.category, grimoire.in_archive, [r[1] for r in rows],
+        [r[3] for r in rows], [r[2] for r in rows],
+        {n: v for n, v in noted.items() if v.problems or v.links})
+
+
+def _note(run: Run, grimoire: GrimoireFile, notes: checkcache.FileNotes) -> None:
+    """A file's entries and their problems in the report."""
+    run.entries += len(notes.lines)
+    for row, noted in notes.noted.items():
+        memory_id = notes.ids[row] if noted.mapped else None
+        first_line = notes.lines[row]
+        for offset, rule, message, severity in noted.problems:
+            run.problems.append(Problem(grimoire.path, first_line + offset, rule, message,
+                                        severity, memory_id))
 
 
 def _selected(store: Store, paths: list[str] | None) -> list[GrimoireFile]:
@@ -166,9 +192,7 @@ def validate(store: Store, paths: list[str] | None = None) -> Report:
 def _validate(store: Store, paths: list[str] | None) -> Report:
     run = Run(store)
     selected = {g.path for g in _selected(store, paths)}
-    failures = store.refresh_files()
-    _check_files(run, failures)
-    check.cross_rules(run)
+    check.cross_rules(run, _check_files(run))
     for log in store.event_logs():
         for line, what in events.problems(store.top / log):
             run.problems.append(Problem(log, line, "events",
@@ -179,8 +203,8 @@ def _validate(store: Store, paths: list[str] | None) -> Report:
     others: dict[str, int] = {}
     for checker in features.hooks("check"):
         run.problems.extend(checker(store, paths, others))  # type: ignore[operator]
-    keep = [p for p in run.problems
-            if not paths or p.path in selected or p.path not in _all_paths(store)]
+    every = _all_paths(store) if paths else set()
+    keep = [p for p in run.problems if not paths or p.path in selected or p.path not in every]
     if not store.config.enabled:
         keep.append(_switched_off(store))
     keep.sort(key=lambda p: (p.path, p.line, p.rule))
