@@ -5,13 +5,13 @@ after its agent, has unique memory ids; the state index is JSON."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.agents import sidecars
 from loa_mem.core import schemacheck, yamlio
 from loa_mem.core.errors import InvalidFile
+from loa_mem.core.keylines import item_line, key_line
 from loa_mem.memory.validate import Problem, secret_problems
 
 __all__ = ["check", "checked_sidecar"]
@@ -89,40 +89,18 @@ def _content(agent: str, rel: str, text: str, data: Any) -> Iterator[Problem]:
         yield Problem(rel, _line(lines, problem.path), "schema",
                       f"{problem.dotted or '(top level)'}: {problem.message}")
     if data.get("agent") not in (None, agent):
-        yield Problem(rel, _key_line(lines, "agent"), "agent-name",
+        yield Problem(rel, key_line(lines, "agent"), "agent-name",
                       f"agent is {data.get('agent')!r} but the file is named {agent}.yaml")
     yield from _duplicate_ids(rel, lines, data.get("memories"))
     yield from secret_problems(rel, lines, data)
 
 
-
-def _key_line(lines: list[str], key: str, start: int = 0) -> int:
-    pattern = re.compile(rf"^\s*-?\s*{re.escape(key)}\s*:")
-    for n in range(start, len(lines)):
-        if pattern.match(lines[n]):
-            return n + 1
-    return start + 1 if start < len(lines) else 1
-
-
-def _item_line(lines: list[str], key: str, index: int) -> int:
-    """Line of the index-th item of the top-level list `key` (its `- ` line)."""
-    start = _key_line(lines, key) - 1
-    seen = -1
-    for n in range(start + 1, len(lines)):
-        stripped = lines[n].lstrip()
-        if stripped.startswith("- ") and len(lines[n]) - len(stripped) <= 2:
-            seen += 1
-            if seen == index:
-                return n + 1
-    return start + 1
-
-
 def _line(lines: list[str], where: tuple[Any, ...]) -> int:
     if len(where) >= 2 and where[0] in ("memories", "decision_history") \
             and isinstance(where[1], int):
-        line = _item_line(lines, str(where[0]), where[1])
-        return _key_line(lines, str(where[2]), line - 1) if len(where) > 2 else line
-    return _key_line(lines, str(where[0])) if where else 1
+        line = item_line(lines, str(where[0]), where[1])
+        return key_line(lines, str(where[2]), line - 1) if len(where) > 2 else line
+    return key_line(lines, str(where[0])) if where else 1
 
 
 def _duplicate_ids(rel: str, lines: list[str], memories: Any) -> Iterator[Problem]:
@@ -132,7 +110,7 @@ def _duplicate_ids(rel: str, lines: list[str], memories: Any) -> Iterator[Proble
         if memory_id is None:
             continue
         if str(memory_id) in seen:
-            yield Problem(rel, _item_line(lines, "memories", n), "duplicate-id",
+            yield Problem(rel, item_line(lines, "memories", n), "duplicate-id",
                           f"memory id {memory_id} is used twice; give the later one a new id",
                           "error", str(memory_id))
         seen.add(str(memory_id))

@@ -12,30 +12,9 @@ from typing import Any
 
 from loa_mem.core import git, schemacheck, yamlio
 from loa_mem.core.errors import InvalidFile, LoaMemError
+from loa_mem.core.keylines import item_line, key_line
 from loa_mem.memory.validate import Problem, secret_problems
 from loa_mem.workingset import manifests as ws
-
-
-def _key_line(lines: list[str], key: str, start: int = 0) -> int:
-    pattern = re.compile(rf"^\s*-?\s*{re.escape(key)}\s*:")
-    for n in range(start, len(lines)):
-        if pattern.match(lines[n]):
-            return n + 1
-    return start + 1 if start < len(lines) else 1
-
-
-def _item_line(lines: list[str], key: str, index: int) -> int:
-    """Line of the index-th item of the top-level list `key` (its `- ` line)."""
-    start = _key_line(lines, key) - 1
-    seen = -1
-    for n in range(start + 1, len(lines)):
-        if lines[n].lstrip().startswith("- "):
-            indent = len(lines[n]) - len(lines[n].lstrip())
-            if indent <= 2:
-                seen += 1
-                if seen == index:
-                    return n + 1
-    return start + 1
 
 
 def _load(top: Path, rel: str) -> tuple[Any, list[str]] | Problem:
@@ -53,11 +32,11 @@ def _schema(rel: str, schema: str, data: Any, lines: list[str], list_key: str | 
     for problem in schemacheck.problems(schema, data):
         where = problem.path
         if list_key and len(where) >= 2 and where[0] == list_key and isinstance(where[1], int):
-            line = _item_line(lines, list_key, where[1])
+            line = item_line(lines, list_key, where[1])
             if len(where) > 2:
-                line = _key_line(lines, str(where[2]), line - 1)
+                line = key_line(lines, str(where[2]), line - 1)
         else:
-            line = _key_line(lines, str(where[0])) if where else 1
+            line = key_line(lines, str(where[0])) if where else 1
         yield Problem(rel, line, "schema", f"{problem.dotted or '(top level)'}: {problem.message}")
 
 
@@ -76,10 +55,10 @@ def _manifest(top: Path, rel: str, key: str) -> Iterator[Problem]:
         if not isinstance(path, str):
             continue
         if path in seen:
-            yield Problem(rel, _item_line(lines, key, n), "duplicate", f"{path} is listed twice")
+            yield Problem(rel, item_line(lines, key, n), "duplicate", f"{path} is listed twice")
         seen.add(path)
         if not (top / path).is_file():
-            yield Problem(rel, _item_line(lines, key, n), "missing",
+            yield Problem(rel, item_line(lines, key, n), "missing",
                           f"{path} is not in the working tree (gc drops it)", "warning")
 
 
@@ -99,11 +78,11 @@ def _sidecar(top: Path, rel: str) -> Iterator[Problem]:
         yield Problem(rel, 1, "orphan", f"sidecar of {source}, which does not exist", "warning")
     if isinstance(archived, str) and not (top / archived).is_file() and not (
             top / source).is_file():
-        yield Problem(rel, _key_line(lines, "archived_in"), "link",
+        yield Problem(rel, key_line(lines, "archived_in"), "link",
                       f"archived_in {archived} does not exist", "warning")
     summary = data.get("summarized_in")
     if isinstance(summary, str) and not (top / summary).is_file():
-        yield Problem(rel, _key_line(lines, "summarized_in"), "link",
+        yield Problem(rel, key_line(lines, "summarized_in"), "link",
                       f"summarized_in {summary} does not exist; summarize the file again",
                       "warning")
 
