@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 SIDE_CACHE = "context.json"
 SIDE_FORMAT = 1
+USER_CACHE = "user-email"  # git's user.email and what it was read from (`gitfast`)
 CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py is not light
 EVENTS_FILE = "events.jsonl"  # events.EVENTS_FILE, not imported: it brings getpass and pathlib
 
@@ -141,8 +142,10 @@ def load(root: str | None, options: context.Options, slow: Slow) -> context.Bloc
         if fresh is not None:
             db, config, side = fresh
             try:
+                email_cache = os.path.join(git_dir(top), "loa-mem", USER_CACHE)
                 return context.build(db, config, side, options, root=top,
-                                     preference_lines=preference_lines(options.user))
+                                     preference_lines=preference_lines(options.user,
+                                                                       email_cache))
             except sqlite3.Error:
                 pass
             finally:
@@ -150,20 +153,19 @@ def load(root: str | None, options: context.Options, slow: Slow) -> context.Bloc
     return slow(root, options)
 
 
-def preference_lines(user: str | None) -> list[str]:
+def preference_lines(user: str | None, email_cache: str | None = None) -> list[str]:
     """The user's applied preferences, from the people feature when it is installed. A
-    personal store that cannot be read gives none: the session starts without them."""
-    import importlib
-
-    try:
-        people = importlib.import_module("loa_mem.people.start")
+    personal store that cannot be read gives none: the session starts without them.
+    `email_cache`: see `people.start.context_lines`."""
+    try:  # __import__, not importlib: importlib's own import costs the hook ~1.5 ms
+        people = __import__("loa_mem.people.start", fromlist=["context_lines"])
     except ImportError:
         return []
     context_lines = getattr(people, "context_lines", None)
     if context_lines is None:
         return []
     try:
-        return [str(line) for line in context_lines(user)]
+        return [str(line) for line in context_lines(user, email_cache)]
     except Exception as failure:  # preferences are optional at session start
         sys.stderr.write(f"loa-mem: warning: preferences not loaded: {failure}\n")
         return []

@@ -174,7 +174,8 @@ def slow_block(root: str | None, options: context.Options) -> context.Block:
             side = {}
         return context.build(store.index.db, store.config.data, side, options,
                              root=str(store.top),
-                             preference_lines=fast.preference_lines(options.user),
+                             preference_lines=fast.preference_lines(
+                                 options.user, str(store.cache_dir / fast.USER_CACHE)),
                              warnings=warnings)
     finally:
         store.close()

@@ -83,9 +83,11 @@ def error_log() -> str:
 
 
 # -- who --------------------------------------------------------------------------------------
-def resolve_user(given: str | None) -> str:
-    """`--user`, else LOA_MEM_USER, else git's user.email (as git reads it here)."""
-    user = given if given is not None else os.environ.get("LOA_MEM_USER") or gitfast.user_email()
+def resolve_user(given: str | None, email_cache: str | None = None) -> str:
+    """`--user`, else LOA_MEM_USER, else git's user.email (as git reads it here; kept in the
+    file `email_cache` while git's config files stay as they are, see `gitfast`)."""
+    user = given if given is not None else os.environ.get("LOA_MEM_USER") or (
+        gitfast.cached_user_email(email_cache) if email_cache else gitfast.user_email())
     if not user:
         raise Refused("no user: nobody to remember preferences for",
                       "pass --user ID, set LOA_MEM_USER, or git config user.email ADDRESS")

@@ -13,22 +13,25 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from pathlib import Path
-from typing import Any
 
 from loa_mem.core.errors import LoaMemError
 from loa_mem.people import home as people
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and pathlib are not imported at run time: the hook's import budget
+    from typing import Any
+
 PENDING_FILE = "pending-sessions.json"
 
 
-def _path(folder: str) -> Path:
-    return Path(folder) / PENDING_FILE
+def _path(folder: str) -> str:
+    return os.path.join(folder, PENDING_FILE)
 
 
 def read_pending(folder: str) -> list[dict[str, Any]]:
     try:
-        data = json.loads(_path(folder).read_text(encoding="utf-8"))
+        with open(_path(folder), encoding="utf-8") as handle:
+            data = json.loads(handle.read())
     except (OSError, ValueError):
         return []
     records = data.get("records") if isinstance(data, dict) else None
@@ -36,14 +39,17 @@ def read_pending(folder: str) -> list[dict[str, Any]]:
 
 
 def write_pending(folder: str, records: list[dict[str, Any]]) -> None:
+    from pathlib import Path
+
     from loa_mem.core.filewrite import atomic_write
 
     if not records:
-        _path(folder).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(_path(folder))
         return
     with people.Private():
-        atomic_write(_path(folder), json.dumps({"format": people.FORMAT, "records": records},
-                                               ensure_ascii=False, indent=2) + "\n",
+        atomic_write(Path(_path(folder)), json.dumps({"format": people.FORMAT, "records": records},
+                                                     ensure_ascii=False, indent=2) + "\n",
                      new_mode=0o600)
 
 
@@ -77,10 +83,12 @@ def retry_pending(user: str | None) -> int:
     return len(pending)
 
 
-def context_lines(user: str | None) -> list[str]:
+def context_lines(user: str | None, email_cache: str | None = None) -> list[str]:
     """`home.context_lines` after the pending records are stored. The user is resolved once:
-    resolving from git's user.email costs a process, and this runs in every session start."""
+    resolving from git's user.email costs a process unless `email_cache` (a file in the
+    project's loa-mem cache) still vouches for the answer, and this runs in every session
+    start."""
     with contextlib.suppress(LoaMemError, OSError):  # home.context_lines says it its own way
-        user = people.resolve_user(user)
+        user = people.resolve_user(user, email_cache)
     retry_pending(user)
     return people.context_lines(user)
