@@ -1,6 +1,7 @@
 """validate checks again only what changed, and reports exactly what a first validate reports:
-an entry edited by hand, a change in one file that breaks a link from another, an entry moved
-to another line, and a config that changes the rules.
+an entry edited by hand, a change in one file that breaks or mends a link from another or
+duplicates an id in it, an entry moved to another line, an entry forgotten since, a config that
+changes the rules, a cache that cannot be read; in every output format, with the same exit code.
 
 Each check compares the report with the one validate gives with no cache and no index (a fresh
 clone), so it holds whichever way the result was reached.
@@ -118,3 +119,84 @@ def test_a_config_change_applies_to_unchanged_entries(cli: Cli, store: Path) -> 
                       encoding="utf-8")
 
     assert report(cli)["problems"] == []
+
+
+ARCHIVED = f"{support.ARCHIVE}/facts.yaml"
+
+
+def _problem_store(store: Path) -> None:
+    """Problems of every kind, in three files: own problems, a duplicate across files, a link
+    to nowhere, a one-way chain, an entry in the archive, an item that is not a mapping."""
+    _append(store, FACTS, BROKEN + "- just a string\n")
+    _append(store, DECISIONS, _entry("MEM-20260101-003", "decision",
+                                     "  supersedes: MEM-20260101-005\n"
+                                     "  related_memories: [MEM-20260101-077]\n"))
+    _append(store, ARCHIVED, _entry("MEM-20260101-001"))
+
+
+@pytest.mark.parametrize("form", ["text", "json", "github"])
+def test_output_and_exit_code_from_the_cache_are_a_first_validate_s(
+        cli: Cli, store: Path, form: str) -> None:
+    _problem_store(store)
+    first = cli("validate", "--format", form)
+    cached = cli("validate", "--format", form)
+    shutil.rmtree(store / ".git" / "loa-mem")
+    again = cli("validate", "--format", form)
+
+    assert first.code == 1
+    assert (cached.code, cached.stdout) == (first.code, first.stdout) == (again.code, again.stdout)
+
+
+def test_a_duplicate_removed_from_one_file_is_gone_from_the_other(cli: Cli, store: Path) -> None:
+    _append(store, FACTS, _entry("MEM-20260101-001"))
+    _append(store, DECISIONS, _entry("MEM-20260101-001", "decision"))
+    assert {(p, r) for p, _, r, _ in problems(report(cli))} == {(FACTS, "unique-id"),
+                                                                (DECISIONS, "unique-id")}
+    edit(store, DECISIONS, _entry("MEM-20260101-001", "decision"), "")
+    now = report(cli)
+
+    assert now["problems"] == []
+    assert now == first_report(cli)
+
+
+def test_a_link_mended_in_another_file_is_no_longer_reported(cli: Cli, store: Path) -> None:
+    _append(store, FACTS, _entry("MEM-20260101-001", extra="  superseded_by: MEM-20260101-002\n"))
+    assert problems(report(cli)) == [(FACTS, 10, "chain", "MEM-20260101-001")]
+    _append(store, DECISIONS, _entry("MEM-20260101-002", "decision",
+                                     "  supersedes: MEM-20260101-001\n"))
+    now = report(cli)
+
+    assert now["problems"] == []
+    assert now == first_report(cli)
+
+
+def test_an_entry_forgotten_since_turns_a_link_into_a_warning(cli: Cli, store: Path) -> None:
+    """The facts file is unchanged: the events log alone says the id was forgotten."""
+    _append(store, FACTS, _entry("MEM-20260101-001",
+                                 extra="  related_memories: [MEM-20250101-001]\n"))
+    assert [p["severity"] for p in report(cli)["problems"]] == ["error"]
+    with (store / support.MEMORY / "events.jsonl").open("a", encoding="utf-8") as log:
+        log.write('{"op": "forget", "ids": ["MEM-20250101-001"], "time": "2026-01-01T00:00:00Z", '
+                  '"actor": "user:x", "reason": "wrong"}\n')
+    now = report(cli)
+
+    assert [p["severity"] for p in now["problems"]] == ["warning"]
+    assert now == first_report(cli)
+
+
+def test_an_unreadable_cache_is_checked_again(cli: Cli, store: Path) -> None:
+    _problem_store(store)
+    first = report(cli)
+    (store / ".git" / "loa-mem" / "validate.json").write_text('{"stamp": 1, "files": [', "utf-8")
+
+    assert report(cli) == first
+
+
+def test_a_file_emptied_by_accident_is_reported_every_time(cli: Cli, store: Path) -> None:
+    support.remember(cli, "A fact worth keeping.", "fact")
+    (store / FACTS).write_text("", encoding="utf-8")
+
+    for _ in range(2):
+        outcome = cli("validate", "--json")
+        assert outcome.code == 1
+        assert [(p["path"], p["rule"]) for p in outcome.json()["problems"]] == [(FACTS, "yaml")]
