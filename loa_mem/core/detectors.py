@@ -14,6 +14,8 @@ and loa-mem never asks it to.
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
+import importlib.util
 import re
 import sys
 import types
@@ -49,31 +51,65 @@ _REGEX_PLUGINS = {
 
 
 @contextmanager
-def _requests_deferred() -> Iterator[None]:
-    """detect-secrets imports `requests` (~90 ms) only to verify keys online, which loa-mem
-    never does. While its plugins load, `requests` is a module that imports the real one on
-    first attribute use; afterwards the name is free again for anyone who imports it."""
-    if "requests" in sys.modules:
-        yield
-        return
-    stand_in = types.ModuleType("requests")
+def _deferred(*names: str) -> Iterator[None]:
+    """Modules a library imports at its top but uses only for what loa-mem never asks of it:
+    detect-secrets imports `requests` (~90 ms) only to verify keys online, python-stdnum's
+    `util` imports `pydoc` and `ssl` only to describe its modules and to call web services.
+    While the library loads, each is a module that imports the real one on first attribute
+    use; afterwards the name is free again for anyone who imports it."""
+    stand_ins = {}
+    for name in names:
+        if name in sys.modules:
+            continue
+        stand_in = types.ModuleType(name)
 
-    def real(name: str) -> Any:
-        sys.modules.pop("requests", None)
-        return getattr(importlib.import_module("requests"), name)
+        def real(attribute: str, name: str = name) -> Any:
+            sys.modules.pop(name, None)
+            return getattr(importlib.import_module(name), attribute)
 
-    stand_in.__getattr__ = real  # type: ignore[method-assign]
-    sys.modules["requests"] = stand_in
+        stand_in.__getattr__ = real  # type: ignore[method-assign]
+        sys.modules[name] = stand_ins[name] = stand_in
     try:
         yield
     finally:
-        if sys.modules.get("requests") is stand_in:
-            del sys.modules["requests"]
+        for name, stand_in in stand_ins.items():
+            if sys.modules.get(name) is stand_in:
+                del sys.modules[name]
+
+
+def _package(name: str) -> None:
+    """Load package `name` without running its `__init__` yet: detect-secrets' imports the
+    whole scanner (multiprocessing, logging, every plugin and filter) and phonenumbers' every
+    part of the library, where loa-mem needs a few modules of each. The `__init__` runs when
+    the package is first asked for an attribute that is neither set nor one of its modules."""
+    if name in sys.modules:
+        return
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        return
+    package = importlib.util.module_from_spec(spec)
+    loader, places = spec.loader, list(spec.submodule_search_locations)
+
+    def complete(attribute: str) -> Any:
+        if attribute.startswith("__") or importlib.machinery.PathFinder.find_spec(
+                f"{name}.{attribute}", places) is not None:
+            raise AttributeError(attribute)  # a module of the package: the import loads it
+        del package.__getattr__
+        loader.exec_module(package)
+        return getattr(package, attribute)
+
+    package.__getattr__ = complete  # type: ignore[method-assign]
+    sys.modules[name] = package
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(sys.modules[parent], child, package)
 
 
 @cache
 def _secret_plugins() -> tuple[list[tuple[str, Any]], Any, Any, Any]:
-    with _requests_deferred():
+    _package("detect_secrets")
+    _package("detect_secrets.filters")
+    with _deferred("requests"):
         from detect_secrets.filters import heuristic
         from detect_secrets.plugins.high_entropy_strings import (
             Base64HighEntropyString,
@@ -134,12 +170,12 @@ def looks_generated_not_secret(token: str, line: str) -> bool:
 def phone_numbers(text: str) -> list[Span]:
     """Phone numbers libphonenumber calls valid: international ones in any country's format,
     national ones in the formats of the US/Canada and the UK."""
-    import phonenumbers
+    _package("phonenumbers")
+    from phonenumbers.phonenumbermatcher import Leniency, PhoneNumberMatcher
 
     found: dict[int, Span] = {}
     for region in ("US", "GB"):
-        for match in phonenumbers.PhoneNumberMatcher(text, region,
-                                                     leniency=phonenumbers.Leniency.VALID):
+        for match in PhoneNumberMatcher(text, region, leniency=Leniency.VALID):
             found.setdefault(match.start, ("a phone number", match.start, match.end))
     return list(found.values())
 
@@ -178,7 +214,8 @@ _CARD_PREFIX = re.compile(r"^(?:4|5[1-5]|2[2-7]|3[47]|3[068]|35|6)")
 
 
 def _stdnum(name: str) -> Any:
-    return importlib.import_module(f"stdnum.{name}")
+    with _deferred("pydoc", "ssl"):
+        return importlib.import_module(f"stdnum.{name}")
 
 
 def _is_valid(name: str, value: str) -> bool:
@@ -210,12 +247,10 @@ def national_ids(text: str) -> list[Span]:
 
 def card_numbers(text: str) -> list[Span]:
     """Payment card numbers: 13-19 digits of a card network's prefix passing the Luhn check."""
-    from stdnum import luhn
-
     found: list[Span] = []
     for match in _CARD.finditer(text):
         digits = re.sub(r"\D", "", match.group())
         if (13 <= len(digits) <= 19 and _CARD_PREFIX.match(digits) and len(set(digits)) > 1
-                and luhn.is_valid(digits)):
+                and _stdnum("luhn").is_valid(digits)):
             found.append(("a payment card number", match.start(), match.end()))
     return found
