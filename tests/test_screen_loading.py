@@ -39,3 +39,14 @@ def test_the_screen_finds_the_same_as_with_the_libraries_imported_whole() -> Non
     assert lean == whole
     assert sum(1 for found in lean if found) >= 60
     assert loaded == []
+
+
+def test_the_keyword_plugin_is_asked_only_about_lines_with_one_of_its_words() -> None:
+    from detect_secrets.plugins.keyword import DENYLIST
+
+    from loa_mem.core.detectors import KEYWORD_WORDS
+
+    for pattern in DENYLIST:
+        for spelled in (pattern.replace("_?", "_"), pattern.replace("_?", "")):
+            assert KEYWORD_WORDS.search(spelled), spelled
+            assert KEYWORD_WORDS.search(spelled.upper()), spelled

@@ -138,9 +138,16 @@ def vendor_tokens(text: str) -> list[Span]:
     return found
 
 
+# A word of every entry of the keyword plugin's DENYLIST (`api_?key`, `db_?pass`, `pwd`,
+# `contraseña`, ...), matched as its patterns match them (ignoring case); a test checks the list.
+KEYWORD_WORDS = re.compile(r"key|pass|pwd|secret|contrase[ñn]a", re.IGNORECASE)
+
+
 def keyword_values(line: str) -> list[tuple[int, str]]:
     """Values assigned to a secret-sounding key (`password: …`, `DB_PASSWORD=…`,
     `"private_key_id": "…"`) in one line: (where the value starts, the value as written)."""
+    if not KEYWORD_WORDS.search(line):
+        return []  # no key word of the plugin's list: none of its patterns can match
     keyword = _secret_plugins()[1]
     found = []
     for secret in keyword.analyze_line(filename="memory.yaml", line=line, line_number=1):
