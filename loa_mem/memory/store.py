@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -227,15 +227,17 @@ class Store:
             raise next(iter(failures.values()))
         self._refresh_events()
 
-    def refresh_files(self) -> dict[str, InvalidFile]:
-        """Parse every grimoire file whose signature changed; returns the files that failed,
-        whose index rows stay as they were."""
+    def refresh_files(self, only: Collection[str] | None = None) -> dict[str, InvalidFile]:
+        """Parse every grimoire file whose signature changed (of the files `only` names, when
+        given: the others' rows, and rows of files gone, are left as they are); returns the files
+        that failed, whose index rows stay as they were."""
         index = self._open_index()
         self._grimoires = None  # files come and go with pulls and checkouts: listed again
         self._files_for = {}
         self._events_target = None
-        listed = self.grimoire_files()
-        gone = index.file_paths() - {g.path for g in listed}
+        listed = [g for g in self.grimoire_files() if only is None or g.path in only]
+        gone = set() if only is not None else (
+            index.file_paths() - {g.path for g in self.grimoire_files()})
         stale: list[tuple[GrimoireFile, Signature | None]] = [
             (GrimoireFile("", path, False), None) for path in sorted(gone)]
         stale += [(g, signature_of(self.top / g.path)) for g in listed]

@@ -80,18 +80,26 @@ def _check_all(store: Store, jobs: list[tuple[GrimoireFile, list[int]]]) -> list
 Checked_files = list[tuple[GrimoireFile, checkcache.FileNotes]]
 
 
-def _check_files(run: Run) -> Checked_files:
+def _check_files(run: Run, seeded_from: Path | None) -> Checked_files:
     """Every file's entries with their own problems: a file whose content is unchanged since
     the last validate from the cache, the others through the index (refreshed first), entry by
-    entry. Each file's entries and problems are added to `run`."""
+    entry. Each file's entries and problems are added to `run`. In a temporary copy (of the
+    repository whose cache folder is `seeded_from`) the index is that repository's, copied
+    when first needed, and the cache is not written."""
     store = run.store
     cache = checkcache.Cache(store.cache_dir, store.config.data)
     # hashed before the index is refreshed: a file changed in between is checked again next time
     digests = {g.path: checkcache.digest(store.top / g.path) for g in store.grimoire_files()}
     found = {g.path: cache.file(g, digests[g.path]) for g in store.grimoire_files()}
-    if None in found.values():
-        failures = store.refresh_files()
-        _recheck(run, cache, [g for g in store.grimoire_files() if found.get(g.path) is None],
+    changed = {path for path, notes in found.items() if notes is None}
+    if changed:
+        if seeded_from is not None:
+            from loa_mem.memory import index as index_mod
+
+            index_mod.snapshot(seeded_from / "index.sqlite3",
+                               store.cache_dir / "index.sqlite3")
+        failures = store.refresh_files(changed)
+        _recheck(run, cache, [g for g in store.grimoire_files() if g.path in changed],
                  failures, digests, found)
     checked = []
     for grimoire in store.grimoire_files():
@@ -99,7 +107,8 @@ def _check_files(run: Run) -> Checked_files:
         if notes is not None:
             _note(run, grimoire, notes)
             checked.append((grimoire, notes))
-    cache.save()
+    if seeded_from is None:
+        cache.save()
     return checked
 
 
@@ -177,22 +186,23 @@ def _relative_to(top: Path, given: str) -> str:
         return given
 
 
-def validate(store: Store, paths: list[str] | None = None) -> Report:
+def validate(store: Store, paths: list[str] | None = None, seeded_from: Path | None = None
+             ) -> Report:
     # the cyclic collector finds no garbage among the rows read here, and its passes over
     # tens of thousands of fresh dicts cost ~0.15 s at 10,000 entries
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _validate(store, paths)
+        return _validate(store, paths, seeded_from)
     finally:
         if collecting:
             gc.enable()
 
 
-def _validate(store: Store, paths: list[str] | None) -> Report:
+def _validate(store: Store, paths: list[str] | None, seeded_from: Path | None) -> Report:
     run = Run(store)
     selected = {g.path for g in _selected(store, paths)}
-    check.cross_rules(run, _check_files(run))
+    check.cross_rules(run, _check_files(run, seeded_from))
     for log in store.event_logs():
         for line, what in events.problems(store.top / log):
             run.problems.append(Problem(log, line, "events",
@@ -236,34 +246,35 @@ def validate_at(root: str | None, paths: list[str] | None = None, staged: bool =
     top = locate_top(root)
     wanted = [_relative_to(top, p) for p in paths or []]
     with gitstaged.staged_tree(top) as tree:
-        if tree != top:
-            _seed_caches(top, tree)
-        return _validate_root(str(tree), [str(tree / p) for p in wanted] or None)
+        if tree == top:
+            return _validate_root(str(tree), [str(tree / p) for p in wanted] or None)
+        return _validate_root(str(tree), [str(tree / p) for p in wanted] or None,
+                              _seed_cache(top, tree))
 
 
-def _seed_caches(top: Path, copy: Path) -> None:
-    """The copy starts from this repository's index and validate cache: its files have new
-    modification times, so each is re-read, but entry by entry, and an entry whose text is
-    unchanged is neither parsed nor checked again."""
+def _seed_cache(top: Path, copy: Path) -> Path | None:
+    """The copy starts from this repository's validate cache, so that a file the commit holds
+    as it is in the working tree is not read again; and, when some file must be read, from
+    this repository's index (its folder is returned), so that its files are re-read entry by
+    entry and an entry whose text is unchanged is neither parsed nor checked again."""
     import shutil
     from contextlib import suppress
 
     from loa_mem.core import git
     from loa_mem.memory import checkcache
-    from loa_mem.memory import index as index_mod
 
     source, target = git.git_dir(top) / "loa-mem", git.git_dir(copy) / "loa-mem"
     target.mkdir(parents=True, exist_ok=True)
-    if (source / "index.sqlite3").is_file():
-        index_mod.snapshot(source / "index.sqlite3", target / "index.sqlite3")
     with suppress(OSError):  # none yet, or unreadable: the copy checks every entry
         shutil.copyfile(source / checkcache.CACHE_FILE, target / checkcache.CACHE_FILE)
+    return source
 
 
-def _validate_root(root: str | None, paths: list[str] | None) -> Report:
+def _validate_root(root: str | None, paths: list[str] | None, seeded_from: Path | None = None
+                   ) -> Report:
     store, problems = open_store(root)
     try:
-        report = validate(store, paths)
+        report = validate(store, paths, seeded_from)
     finally:
         store.close()
     if not problems:
