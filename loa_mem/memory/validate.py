@@ -1,8 +1,9 @@
 """validate: every file against its schema, and the rules that span entries.
 
-Each file is checked as it is on disk: the index is refreshed first (a file whose size or mtime
-changed is parsed again), so the entries checked are exactly what the files hold, and a file that
-was already parsed is not parsed twice. Each problem carries the file and line it is about.
+Each file is checked as it is on disk. A file whose content is what the last validate checked
+is taken from its cache (`checkcache`) whole; for the others the index is refreshed first (only
+for them), so the entries checked are exactly what the files hold, and an entry whose text was
+checked before is not checked again. Each problem carries the file and line it is about.
 Features that add files of their own (the working set, agent sidecars) add problems through
 their `check` hook (see `loa_mem.core.features`).
 """
