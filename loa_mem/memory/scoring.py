@@ -7,6 +7,8 @@ process on a 2-core machine): one formula, two callers.
 
 from __future__ import annotations
 
+import heapq
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -68,13 +70,20 @@ def conditions(min_confidence: float, now_iso: str, *, include_archived: bool = 
 
 def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
            recency_weight: float, now_ts: float, limit: int, per_category: int | None = None,
-           given: Mapping[int, float] | None = None
+           given: Mapping[int, float] | None = None, shortlist: bool = True
            ) -> list[tuple[str, float, float | None, float, float, float, str, int, str, str]]:
     """The best candidates, best first (ties by id): rows of (id, confidence, text relevance
     or None, recency, tier bonus, total, path, first line, data as JSON, category). With
     `per_category`, at most that many of each category. A query with no word finds nothing.
-    `given` (entry rowid -> relevance) replaces bm25 for semantic and hybrid recall."""
+    `given` (entry rowid -> relevance) replaces bm25 for semantic and hybrid recall.
+    A lexical query scores only its shortlist (see `_shortlist`); `shortlist=False` scores
+    every candidate, the reference the shortlist is tested against."""
     ensure_power(db)
+    if given is None and query and per_category is None and shortlist:
+        match = match_expression(query)
+        if match is None:
+            return []
+        given = _shortlist(db, where, args, match, float(recency_weight), now_ts, limit)
     if given is not None:
         # -- semantic and hybrid recall: the relevance comes from loa_mem.memory.semantic.fusion --
         db.execute("CREATE TEMP TABLE IF NOT EXISTS given_relevance"
@@ -88,16 +97,10 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
         relevance = "max(0.0, c.raw) / max(max(c.raw) OVER (), 1e-9)"
         total = "(1 - {w}) * (0.7 * rel + 0.3 * conf) + {w} * rec + bonus"
     elif query:
-        # CROSS JOIN keeps the full-text match outermost: with the covering index on the live
-        # filters, the planner otherwise ran the MATCH once per live entry (0.6 s at 10,000)
         match = match_expression(query)
         if match is None:
             return []
-        candidates = ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
-                      "e.created_ts AS ts, e.tier AS tier, e.category AS cat, "
-                      f"-bm25(entry_text, {FIELD_WEIGHTS}) AS raw "
-                      "FROM entry_text CROSS JOIN entries e ON e.rowid = entry_text.rowid "
-                      "WHERE entry_text MATCH ? AND " + " AND ".join(where))
+        candidates = _lexical_candidates(where)
         args = [match, *args]
         relevance = "max(0.0, c.raw) / max(max(c.raw) OVER (), 1e-9)"
         total = "(1 - {w}) * (0.7 * rel + 0.3 * conf) + {w} * rec + bonus"
@@ -125,6 +128,43 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
            f"ORDER BY {order} LIMIT ?")
     params.append(limit)
     return [tuple(row) for row in db.execute(sql, params)]
+
+
+def _lexical_candidates(where: list[str]) -> str:
+    # CROSS JOIN keeps the full-text match outermost: with the covering index on the live
+    # filters, the planner otherwise ran the MATCH once per live entry (0.6 s at 10,000)
+    return ("SELECT e.rowid AS rowid, e.id AS id, e.confidence AS conf, "
+            "e.created_ts AS ts, e.tier AS tier, e.category AS cat, "
+            f"-bm25(entry_text, {FIELD_WEIGHTS}) AS raw "
+            "FROM entry_text CROSS JOIN entries e ON e.rowid = entry_text.rowid "
+            "WHERE entry_text MATCH ? AND " + " AND ".join(where))
+
+
+# a candidate left out of the shortlist scores at least this much below the limit-th best
+_MARGIN = 1e-6
+
+
+def _shortlist(db: Connection, where: list[str], args: list[object], match: str,
+               weight: float, now_ts: float, limit: int) -> dict[int, float]:
+    """The candidates that can reach the best `limit` (entry rowid -> bm25), for the full
+    score to rank: a common word matches tens of thousands of entries at 100,000, and the
+    window over all of them (each one's relevance needs the best bm25) cost more than bm25
+    itself. One pass reads each candidate's bm25 and the rest of its score, computed by the
+    same SQL; Python adds the relevance part and keeps every candidate within `_MARGIN` of
+    the limit-th best, plus the best match (whose bm25 divides every other). What it leaves
+    out scores lower by far more than rounding, so the order is that of scoring them all."""
+    rest = (f"(1 - {weight!r}) * 0.3 * c.conf + {weight!r} * {RECENCY_SQL} + {TIER_SQL}")
+    rows = db.execute(f"SELECT c.rowid, c.raw, {rest} FROM ({_lexical_candidates(where)}) c",
+                      [now_ts, match, *args]).fetchall()
+    if len(rows) <= limit:
+        return {rowid: raw for rowid, raw, _ in rows}
+    best = max(rows, key=lambda row: row[1])
+    scale = (1 - weight) * 0.7 / max(best[1], 1e-9)
+    totals = [scale * max(0.0, raw) + other for _, raw, other in rows]
+    floor = heapq.nlargest(limit, totals)[-1] - _MARGIN
+    kept = {row[0]: row[1] for row, total in zip(rows, totals, strict=True) if total >= floor}
+    kept[best[0]] = best[1]
+    return kept
 
 
 def rowid_of(db: Connection, memory_id: str) -> int | None:
