@@ -11,7 +11,8 @@ sidecar memories, the top memories of each category (recall's score, with `--que
 relevance), and the hot working set. Items that do not fit are left out, lowest priority first
 (memories by score), and a last line says what was cut. Tokens are `tokens.estimate`.
 
-This module is imported by the hook: standard library, `clock`, `scoring` and `tokens` only.
+This module is imported by the hook: standard library, `clock`, `memo`, `scoring` and `tokens`
+only.
 """
 
 from __future__ import annotations
@@ -20,15 +21,15 @@ import json
 import math
 import os
 
+from loa_mem.context import memo as ahead
+from loa_mem.context.memo import settings
 from loa_mem.core import clock, tokens
-from loa_mem.memory import scoring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from sqlite3 import Connection
     from typing import Any
 
-DEFAULTS = {"budget_tokens": 2000, "per_category": 5}
 MIN_BUDGET = 100
 
 
@@ -98,12 +99,6 @@ class Block:
                 "cut": self.cut, "text": self.text, "warnings": self.warnings}
 
 
-def settings(config: dict[str, Any]) -> dict[str, Any]:
-    """The `context` section of the config over the defaults (a cache written by an older
-    loa-mem may lack the section)."""
-    return {**DEFAULTS, **(config.get("context") or {})}
-
-
 def _one_line(text: object, limit: int = MAX_LINE) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
@@ -123,13 +118,16 @@ def _pinned(side: dict[str, Any]) -> list[Candidate]:
     return found
 
 
-def _expiring(db: Connection, memory: dict[str, Any], now_iso: str) -> list[Candidate]:
-    lifecycle = memory.get("lifecycle") or {}
-    if not lifecycle.get("check_on_session_start", True):
+def _expiring(db: Connection | None, memory: dict[str, Any], now_iso: str,
+              memo: dict[str, Any] | None = None) -> list[Candidate]:
+    if not (memory.get("lifecycle") or {}).get("check_on_session_start", True):
         return []
     section = Section("expiring", "Expiring soon")
-    days = int(lifecycle.get("warn_before_archive_days", 7))
-    limit = clock.iso(clock.parse(now_iso) + clock.days(days))
+    if memo is not None:
+        return [(section, line, item) for line, item in memo["expiring"]]
+    if db is None:
+        return []
+    limit = ahead.warning_limit(memory, now_iso)
     live = "retired=0 AND superseded_by IS NULL AND expires_at IS NOT NULL"
     found: list[Candidate] = []
     for memory_id, expires, data in db.execute(
@@ -151,18 +149,20 @@ def _summary(data: dict[str, Any]) -> str:
     return _one_line(data.get("summary") or data.get("content") or "", 200)
 
 
-def _memories(db: Connection, memory: dict[str, Any], options: Options, now_iso: str,
-              per_category: int, shortlist: list[str] | None) -> tuple[list[Section],
-                                                                    list[Candidate]]:
+def _memories(db: Connection | None, memory: dict[str, Any], options: Options, now_iso: str,
+              per_category: int, shortlist: list[str] | None,
+              rows: list[Any] | None = None) -> tuple[list[Section], list[Candidate]]:
     """One section per category (in the config's order) and each category's top entries by
     recall's score, best first across categories. Without a query, the ranking runs over the
-    `shortlist` when one is given (see `shortlist`), else over every live entry."""
+    `shortlist` when one is given (see `shortlist`), else over every live entry; `rows`, when
+    given, are that ranking already made (`memo`)."""
     sections = {name: Section(f"memories:{name}", _PLURAL.get(name, name.title()),
                               ("## Memories", f"### {_PLURAL.get(name, name.title())}"))
                 for name in memory["categories"]}
     ids = None if options.query else shortlist
-    rows = [] if ids == [] else _ranked(db, memory, options.query, now_iso, per_category,
-                                        per_category * len(sections), ids)
+    if rows is None:
+        rows = [] if ids == [] or db is None else ahead.top_rows(db, memory, options.query, now_iso,
+                                                           per_category, len(sections), ids)
     found: list[Candidate] = []
     for memory_id, confidence, _, _, _, total, _, _, data_text, category in rows:
         if category not in sections:
@@ -175,87 +175,6 @@ def _memories(db: Connection, memory: dict[str, Any], options: Options, now_iso:
                       {"id": memory_id, "category": category, "summary": summary,
                        "confidence": confidence, "score": round(total, 4), "tags": tags}))
     return list(sections.values()), found
-
-
-def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, per_category: int,
-            limit: int, ids: list[str] | None = None) -> list[Any]:
-    retrieval = memory.get("retrieval") or {}
-    where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
-    if ids:
-        # unary plus keeps the live filters off the covering index, so SQLite looks the
-        # shortlist up by id instead of scanning every live entry (9 ms -> 3 ms at 10,000)
-        where = [f"+{c}" if c.startswith("e.") else c for c in where]
-        where.append(f"e.id IN ({','.join('?' * len(ids))})")
-        args.extend(ids)
-    # -- semantic and hybrid ranking of --query, as recall's (loa_mem.memory.semantic) --
-    found = None
-    if query:
-        from loa_mem.memory.semantic import fusion
-
-        # the session-start hook never waits for a download: recall fetches the model
-        found = fusion.relevance(db, where, args, query, fusion.settings(retrieval), fetch=False)
-    return scoring.ranked(db, where, args, query=query,
-                          recency_weight=float(retrieval.get("recency_weight", 0.2)),
-                          now_ts=clock.parse(now_iso).timestamp(), limit=limit,
-                          per_category=per_category, given=found.raw if found else None)
-
-
-# -- the shortlist: ranking every live entry once, not at every session start ----------------------
-SHORTLIST_FACTOR = 10
-
-
-def _ranking_key(config: dict[str, Any]) -> list[Any]:
-    memory = config["memory_schema"]
-    retrieval = memory.get("retrieval") or {}
-    return [float(retrieval.get("min_confidence", 0.6)),
-            float(retrieval.get("recency_weight", 0.2)), int(settings(config)["per_category"]),
-            list(memory["categories"])]
-
-
-def shortlist(db: Connection, config: dict[str, Any], now_iso: str) -> dict[str, Any]:
-    """The ids among which each category's top K entries (K = per_category) are found from
-    `now_iso` until `until`, and the ranking settings they hold for.
-
-    Scoring every live entry costs ~100 ms at 10,000 entries, more than the hook's budget, so
-    the slow path keeps each category's top 10 K and the fast path ranks only those, exactly as
-    recall would. That is exact for as long as no entry outside them can overtake the K-th:
-    scores move only through recency, and the difference between two entries' scores changes
-    by at most w * ln 2 / 30 per day (the steepest slope of w * 0.5 ** (age / 30)), so the
-    shortlist holds while that drift stays under the gap between the K-th score and the best
-    score left out, and until the first listed entry expires. The grimoire files' signatures
-    in the side cache make it stale on any change of the entries themselves."""
-    key = _ranking_key(config)
-    top, weight = key[2], key[1]
-    keep = top * SHORTLIST_FACTOR
-    memory = config["memory_schema"]
-    start = clock.parse(now_iso).timestamp()
-    until = math.inf
-    drift = weight * math.log(2) / (scoring.HALF_LIFE_DAYS * 86400)  # score per second
-    by_category: dict[str, list[Any]] = {}
-    for row in _ranked(db, memory, "", now_iso, keep + 1, (keep + 1) * len(key[3])):
-        by_category.setdefault(row[9], []).append(row)
-    ids = []
-    for rows in by_category.values():
-        if len(rows) > keep and drift > 0:
-            until = min(until, start + (rows[top - 1][5] - rows[keep][5]) / drift)
-        for row in rows[:keep]:
-            ids.append(row[0])
-            expires = json.loads(row[8]).get("expires_at")
-            if expires:
-                until = min(until, clock.parse(str(expires)).timestamp())
-    return {"key": key, "from": start, "until": None if until == math.inf else until,
-            "ids": ids}
-
-
-def shortlist_ids(side: dict[str, Any], config: dict[str, Any], now_iso: str) -> list[str] | None:
-    """The cached shortlist's ids when it holds at `now_iso` for these settings, else None."""
-    found = side.get("shortlist")
-    if not isinstance(found, dict) or found.get("key") != _ranking_key(config):
-        return None
-    now = clock.parse(now_iso).timestamp()
-    if now < found["from"] or (found["until"] is not None and now > found["until"]):
-        return None
-    return [str(i) for i in found["ids"]]
 
 
 def _preferences(lines: list[str], user: str | None) -> list[Candidate]:
@@ -329,23 +248,27 @@ def _fill(budget: int, candidates: list[Candidate]) -> dict[str, int]:
 
 
 # -- the block ---------------------------------------------------------------------------------
-def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options: Options, *,
-          root: str, preference_lines: list[str] | None = None,
-          warnings: list[str] | None = None) -> Block:
+def build(db: Connection | None, config: dict[str, Any], side: dict[str, Any],
+          options: Options, *, root: str, preference_lines: list[str] | None = None,
+          warnings: list[str] | None = None, memo: dict[str, Any] | None = None,
+          now_iso: str | None = None) -> Block:
     """The block for `options`, from a fresh index `db`, the validated `config`, the side cache
     `side` (pinned files, hot working set, agent sidecars; see `context_sources`) and the
-    user's preference lines. `warnings` (files that could not be read) come first, always."""
-    now_iso = clock.now_iso()
+    user's preference lines. `warnings` (files that could not be read) come first, always.
+    With `memo` (see `context.memo`; its caller has checked it holds now), `db` is not read
+    and may be None. `now_iso`: the time the caller checked its caches at (default: now)."""
+    now_iso = now_iso or clock.now_iso()
     conf = settings(config)
     budget = max(MIN_BUDGET, int(options.budget or conf["budget_tokens"]))
     memory = config["memory_schema"]
     on = memory.get("enabled", True)
     categories, ranked = _memories(db, memory, options, now_iso, int(conf["per_category"]),
-                                   shortlist_ids(side, config, now_iso)) if on else ([], [])
-    candidates = [*_pinned(side), *(_expiring(db, memory, now_iso) if on else []),
+                                   ahead.shortlist_ids(side, config, now_iso),
+                                   memo["rows"] if memo else None) if on else ([], [])
+    candidates = [*_pinned(side), *(_expiring(db, memory, now_iso, memo) if on else []),
                   *_preferences(preference_lines or [], options.user),
                   *_agents(side, options.agents), *ranked, *_working_set(side)]
-    head = _header(db, now_iso, options, side) if on else _header_off(options, side)
+    head = _header(db, now_iso, options, side, memo) if on else _header_off(options, side)
     if warnings:
         head += "\n## Could not be read\n" + "".join(
             f"- {_one_line(w, 4 * MAX_LINE)}\n" for w in warnings)
@@ -365,10 +288,29 @@ def build(db: Connection, config: dict[str, Any], side: dict[str, Any], options:
                  warnings)
 
 
-def _header(db: Connection, now_iso: str, options: Options, side: dict[str, Any]) -> str:
-    (active,) = db.execute(
-        "SELECT count(*) FROM entries WHERE retired=0 AND superseded_by IS NULL "
-        "AND (expires_at IS NULL OR expires_at>?)", (now_iso,)).fetchone()
+def make_memo(db: Connection, config: dict[str, Any], side: dict[str, Any],
+              now_iso: str) -> dict[str, Any] | None:
+    """What `build` reads from the index `db` for a block without --query, made at `now_iso`
+    for as long as it holds (see `memo`); None without a shortlist that holds now."""
+    memory = config["memory_schema"]
+    ids = ahead.shortlist_ids(side, config, now_iso)
+    if ids is None:
+        return None
+    per_category = int(settings(config)["per_category"])
+    until = ahead.ranking_span(db, memory, now_iso, ids, per_category,
+                               side["shortlist"]["until"] or math.inf)
+    rows = ahead.top_rows(db, memory, "", now_iso, per_category, len(memory["categories"]),
+                          ids) if ids else []
+    return {"key": ahead.key(config), "from": clock.parse(now_iso).timestamp(),
+            "until": None if until == math.inf else until,
+            "bounds": ahead.expiry_bounds(db, memory, now_iso),
+            "active": ahead.active_count(db, now_iso), "rows": rows,
+            "expiring": [[line, item] for _, line, item in _expiring(db, memory, now_iso)]}
+
+
+def _header(db: Connection | None, now_iso: str, options: Options, side: dict[str, Any],
+            memo: dict[str, Any] | None = None) -> str:
+    active = memo["active"] if memo is not None else ahead.active_count(db, now_iso) if db else 0
     about = f" about {options.query!r}" if options.query else ""
     noun = "memory" if active == 1 else "memories"
     lines = ["# Project memory (loa-mem)",

@@ -20,16 +20,17 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import sys
 
 import loa_mem
 from loa_mem.context import block as context
+from loa_mem.context import memo
 from loa_mem.core import clock
 from loa_mem.memory import layout
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from collections.abc import Callable
     from typing import Any
 
@@ -136,21 +137,50 @@ def load(root: str | None, options: context.Options, slow: Slow) -> context.Bloc
     top = find_top(root)
     if top is not None:
         try:
-            fresh = _fresh(top, options)
-        except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
-            fresh = None
-        if fresh is not None:
-            db, config, side = fresh
-            try:
-                email_cache = os.path.join(git_dir(top), "loa-mem", USER_CACHE)
-                return context.build(db, config, side, options, root=top,
-                                     preference_lines=preference_lines(options.user,
-                                                                       email_cache))
-            except sqlite3.Error:
-                pass
-            finally:
-                db.close()
+            block = _from_caches(top, options)
+        except (OSError, ValueError, KeyError, TypeError):
+            block = None
+        if block is not None:
+            return block
     return slow(root, options)
+
+
+def _from_caches(top: str, options: context.Options) -> context.Block | None:
+    """The block from the side cache's memo (markdown without --query: no SQLite at all) or
+    from the index, when the caches are fresh; else None."""
+    cache = os.path.join(git_dir(top), "loa-mem")
+    fresh = _fresh(top, cache, options)
+    if fresh is None:
+        return None
+    config, side_cache = fresh
+    side = side_cache["side"]
+    now_iso = clock.now_iso()
+    if not options.query and memo.shortlist_ids(side, config, now_iso) is None:
+        return None
+    email_cache = os.path.join(cache, USER_CACHE)
+    if options.format == "markdown" and not options.query and memo.holds(side.get("memo"),
+                                                                         config, now_iso):
+        return context.build(None, config, side, options, root=top, now_iso=now_iso,
+                             preference_lines=preference_lines(options.user, email_cache),
+                             memo=side["memo"])
+    import sqlite3
+
+    index_path = os.path.join(cache, "index.sqlite3")
+    if not os.path.exists(index_path):
+        return None
+    try:
+        db = sqlite3.connect(index_path, timeout=5)
+    except sqlite3.Error:
+        return None
+    try:
+        if not _index_fresh(db, top, config, side_cache):
+            return None
+        return context.build(db, config, side, options, root=top, now_iso=now_iso,
+                             preference_lines=preference_lines(options.user, email_cache))
+    except sqlite3.Error:
+        return None
+    finally:
+        db.close()
 
 
 def preference_lines(user: str | None, email_cache: str | None = None) -> list[str]:
@@ -217,9 +247,9 @@ def grimoire_paths(top: str, config: dict[str, Any]) -> list[str]:
             for path in layout.files(top, d, c["storage_file"])]
 
 
-def _fresh(top: str, options: context.Options
-           ) -> tuple[sqlite3.Connection, dict[str, Any], dict[str, Any]] | None:
-    cache = os.path.join(git_dir(top), "loa-mem")
+def _fresh(top: str, cache: str, options: context.Options
+           ) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The config and the side cache when both are fresh for `options`, else None."""
     with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
         cached_config = json.load(handle)
     if cached_config.get("signature") != signature(os.path.join(top, CONFIG_FILE)):
@@ -229,21 +259,7 @@ def _fresh(top: str, options: context.Options
         side_cache = json.load(handle)
     if not side_fresh(top, side_cache, config, options.agents):
         return None
-    if not options.query and context.shortlist_ids(side_cache["side"], config,
-                                                   clock.now_iso()) is None:
-        return None
-    index_path = os.path.join(cache, "index.sqlite3")
-    if not os.path.exists(index_path):
-        return None
-    db = sqlite3.connect(index_path, timeout=5)
-    try:
-        if _index_fresh(db, top, config, side_cache):
-            return db, config, side_cache["side"]
-    except BaseException:
-        db.close()
-        raise
-    db.close()
-    return None
+    return config, side_cache
 
 
 def side_fresh(top: str, cache: dict[str, Any], config: dict[str, Any],

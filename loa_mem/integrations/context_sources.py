@@ -11,7 +11,8 @@ not grimoire files, as JSON, so that the hook never parses YAML while nothing ch
               "hot": [{"path", "why", "since", "touches"}],   # hot.yml `keep`
               "agents": {NAME: {"memories": [...], "relationships": {...}}},
               "agent_names": [NAME, ...],
-              "shortlist": {"key", "from", "until", "ids"}}}    # see context.shortlist
+              "shortlist": {"key", "from", "until", "ids"},     # see context.memo.shortlist
+              "memo": {...} | null}}       # see context.memo (block.make_memo)
 
 It is rebuilt by the slow path when `context.fast.side_fresh` says it is stale. Sidecars are
 found with `git ls-files` (tracked and untracked, ignored files excluded); a sidecar created by
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import loa_mem
 from loa_mem.context import block as context
-from loa_mem.context import fast
+from loa_mem.context import fast, memo
 from loa_mem.context.fast import SIDE_CACHE, SIDE_FORMAT, signature
 from loa_mem.core import clock, git
 
@@ -53,7 +54,7 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     pinned = [_pin(meta_path, data) for meta_path, data in
               ((p, _load(top, p, files)) for p in _meta_files(store)) if _is_pinned(data)]
     wanted = dict.fromkeys([*previous.get("agents", {}), *agents])
-    side = {
+    side: dict[str, Any] = {
         "pinned": sorted(pinned, key=lambda p: p["path"]),
         "hot": [{k: item[k] for k in ("path", "why", "since", "touches") if k in item}
                 for item in (hot.get("keep") or [] if isinstance(hot, dict) else [])
@@ -64,7 +65,9 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     }
     for grimoire in store.grimoire_files():
         files[grimoire.path] = signature(str(store.top / grimoire.path))
-    side["shortlist"] = context.shortlist(store.index.db, config, clock.now_iso())
+    now_iso = clock.now_iso()
+    side["shortlist"] = memo.shortlist(store.index.db, config, now_iso)
+    side["memo"] = context.make_memo(store.index.db, config, side, now_iso)
     schema = store.index.schema_version()
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
     events = signature(str(store.top / newest))
