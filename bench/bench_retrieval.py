@@ -31,12 +31,14 @@ import os
 import random
 import re
 import resource
+import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from conversation_set import CONVERSATIONS, QUESTIONS  # beside this file
 from retrieval_set import SET
@@ -81,14 +83,20 @@ def _rows() -> tuple[list[tuple[str, str]], dict[str, list[Query]]]:
                   "conversation, held-out half": halves[1]}
 
 
-def _distractors(count: int, rng: random.Random) -> list[tuple[str, str]]:
+def _distractors(count: int, rng: random.Random, kind: str) -> list[tuple[str, str]]:
+    """Sentences of words drawn from the labelled memories: `natural`, as often as they occur
+    there (function words as common as in the memories, a third of the words); `uniform`,
+    each distinct word alike (function words then make a twelfth of a distractor's words, so
+    merely matching them singles out the labelled memories: a benchmark artefact)."""
     labelled, _ = _rows()
-    words = sorted({w for _, memory in labelled for w in re.findall(r"[A-Za-z][\w-]+", memory)})
+    found = [w for _, memory in labelled for w in re.findall(r"[A-Za-z][\w-]+", memory)]
+    words = found if kind == "natural" else sorted(set(found))
     return [(rng.choice(list(FILES)), " ".join(rng.choice(words) for _ in range(rng.randint(
         8, 16))).capitalize() + ".") for _ in range(count)]
 
 
-def build(root: Path, size: int, model: str | None) -> list[str]:
+def build(root: Path, size: int, model: str | None, distractors: str = "natural"
+          ) -> list[str]:
     """A store of `size` entries, the labelled ones first; their ids, in `_rows`' order."""
     root.mkdir(parents=True)
     env = {**os.environ, "LOA_MEM_NOW": NOW}
@@ -97,7 +105,7 @@ def build(root: Path, size: int, model: str | None) -> list[str]:
         subprocess.run(["git", "config", key, value], cwd=root, check=True)
     subprocess.run([LOA_MEM, "init"], cwd=root, env=env, check=True, capture_output=True)
     labelled, _ = _rows()
-    rows = labelled + _distractors(size - len(labelled), random.Random(7))
+    rows = labelled + _distractors(size - len(labelled), random.Random(7), distractors)
     texts: dict[str, list[str]] = {c: [] for c in FILES}
     for n, (category, content) in enumerate(rows):
         texts[category].append(_entry(n, category, content))
@@ -164,16 +172,100 @@ def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -
               f"{found['para r@10']:10.3f} {found['para mrr']:9.3f}")
 
 
+# lexical variants: (name, stop words: out | in | exact (matched, never as a prefix),
+# stemming, each word also as a prefix, bm25 weights of content, summary, tags)
+Variant = tuple[str, str, bool, bool, str]
+VARIANTS: list[Variant] = [
+    ("stop words out, stemmed, prefix, 1/2/2", "out", True, True, "1.0, 2.0, 2.0"),
+    ("stop words matched", "in", True, True, "1.0, 2.0, 2.0"),
+    ("stop words matched exactly, not as prefix", "exact", True, True, "1.0, 2.0, 2.0"),
+    ("stop words out, not stemmed", "out", False, True, "1.0, 2.0, 2.0"),
+    ("stop words matched, not stemmed", "in", False, True, "1.0, 2.0, 2.0"),
+    ("stop words out, no prefix", "out", True, False, "1.0, 2.0, 2.0"),
+    ("stop words matched, no prefix", "in", True, False, "1.0, 2.0, 2.0"),
+    ("stop words out, weights 1/1/1", "out", True, True, "1.0, 1.0, 1.0"),
+    ("stop words out, weights 1/4/4", "out", True, True, "1.0, 4.0, 4.0"),
+]
+
+
+def _match(stop: str, prefix: bool) -> Any:
+    """A `scoring.match_expression` for one variant."""
+    from loa_mem.memory.stopwords import STOP_WORDS
+
+    def expression(query: str) -> str | None:
+        terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
+        if stop == "out":
+            terms = [t for t in terms if t not in STOP_WORDS] or terms
+        if not terms:
+            return None
+        return " OR ".join(f'"{t}"' + ("*" if prefix and not (
+            stop == "exact" and t in STOP_WORDS) else "") for t in dict.fromkeys(terms))
+    return expression
+
+
+def _tokenizer(root: Path, tokenize: str) -> None:
+    """Re-make the index's full-text table with another tokenizer (stemming on or off)."""
+    db = sqlite3.connect(root / ".git" / "loa-mem" / "index.sqlite3")
+    db.executescript(
+        f"CREATE VIRTUAL TABLE swap USING fts5(content, summary, tags, tokenize='{tokenize}');"
+        "INSERT INTO swap(rowid, content, summary, tags) "
+        "SELECT rowid, content, summary, tags FROM entry_text;"
+        "DROP TABLE entry_text; ALTER TABLE swap RENAME TO entry_text;")
+    db.close()
+
+
+def _lexical(root: Path, ids: list[str], sets: dict[str, list[Query]]) -> None:
+    """Each lexical variant on each set (r@10 and MRR): what each default is worth."""
+    from loa_mem.memory import scoring
+
+    kept = scoring.match_expression, scoring.FIELD_WEIGHTS
+    names = list(sets)
+    print(f"{'lexical variant (r@10 / MRR)':45} " + " ".join(f"{n[:22]:>22}" for n in names))
+    for name, stop, stem, prefix, weights in VARIANTS:
+        if not stem:
+            _tokenizer(root, "unicode61")
+        scoring.match_expression, scoring.FIELD_WEIGHTS = _match(stop, prefix), weights
+        try:
+            found = [quality(root, ids, sets[n], "lexical") for n in names]
+        finally:
+            scoring.match_expression, scoring.FIELD_WEIGHTS = kept
+            if not stem:
+                _tokenizer(root, "porter unicode61")
+        print(f"{name:45} " + " ".join(f"{f['r@10']:>13.3f} / {f['mrr']:.3f}" for f in found))
+
+
+def _by_score(weight: float) -> Any:
+    """Score fusion instead of rank fusion: cosine + weight x bm25 relative to the best."""
+    from loa_mem.memory.semantic.fusion import Relevance
+
+    def fuse(lexical: list[tuple[int, float]], semantic: list[tuple[int, float]]) -> Any:
+        best = lexical[0][1] if lexical else 1.0
+        fused = {rowid: cosine for rowid, cosine in semantic}
+        for rowid, score in lexical:
+            fused[rowid] = fused.get(rowid, 0.0) + weight * max(score, 0.0) / max(best, 1e-9)
+        return Relevance(fused, {r: {} for r in fused}, "hybrid")
+    return fuse
+
+
 def _tune(root: Path, ids: list[str], queries: list[Query]) -> None:
+    """Hybrid fusion variants on the tuning half: the lexical list's weight and the RRF k of
+    rank fusion, and fusion by score (cosine plus a share of bm25) instead."""
     from loa_mem.memory.semantic import fusion
 
-    kept = fusion.LEXICAL_WEIGHT
-    print(f"{'hybrid, lexical weight (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
-    for weight in (0.1, 0.25, 0.5, 0.75, 1.0):
-        fusion.LEXICAL_WEIGHT = weight
-        found = quality(root, ids, queries, "hybrid")
-        print(f"{weight:<45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f}")
-    fusion.LEXICAL_WEIGHT = kept
+    kept = fusion.LEXICAL_WEIGHT, fusion.RRF_K, fusion.fuse
+    variants: list[tuple[str, float, int, Any]] = [
+        (f"rank fusion, weight {w}, k 5", w, 5, kept[2]) for w in (0.1, 0.25, 0.5, 1.0)]
+    variants += [(f"rank fusion, weight 0.1, k {k}", 0.1, k, kept[2]) for k in (2, 20, 60, 120)]
+    variants += [(f"score fusion, cosine + {w} x bm25 share", 0.1, 5, _by_score(w))
+                 for w in (0.05, 0.1, 0.2, 0.4)]
+    print(f"{'hybrid variant (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
+    for name, weight, k, fuse in variants:
+        fusion.LEXICAL_WEIGHT, fusion.RRF_K, fusion.fuse = weight, k, fuse
+        try:
+            found = quality(root, ids, queries, "hybrid")
+        finally:
+            fusion.LEXICAL_WEIGHT, fusion.RRF_K, fusion.fuse = kept
+        print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f}")
 
 
 Timing = tuple[float, float]  # wall ms, cpu ms (user + system of the process)
@@ -204,6 +296,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--tune", action="store_true", help="sweep the hybrid lexical weight "
                         "on the tuning half")
+    parser.add_argument("--lexical", action="store_true", help="each lexical variant (stop "
+                        "words, stemming, prefixes, field weights) on each set")
+    parser.add_argument("--distractors", choices=["natural", "uniform"], default="natural",
+                        help="distractor words drawn as often as in the memories, or alike")
     parser.add_argument("--no-speed", action="store_true", help="quality only")
     parser.add_argument("--no-quality", action="store_true", help="speed only")
     args = parser.parse_args()
@@ -217,10 +313,13 @@ def main() -> None:
               f"({sharing} sharing a word with their evidence)")
     with tempfile.TemporaryDirectory() as tmp:
         small = Path(tmp) / "quality"
-        ids = [] if args.no_quality else build(small, 1000, args.model)
+        ids = [] if args.no_quality else build(small, 1000, args.model, args.distractors)
         for name, queries in ([] if args.no_quality else sets.items()):
             print(f"\n{name}")
             _table(small, ids, queries, modes)
+        if args.lexical and not args.no_quality:
+            print()
+            _lexical(small, ids, sets)
         if args.tune and args.model and not args.no_quality:
             print()
             _tune(small, ids, sets["conversation, tuning half"])

@@ -156,3 +156,14 @@ def test_stop_words_do_not_match(cli: Cli) -> None:
 
     assert ids(cli, "what is the flaky suite", "--mode", "lexical") == [flaky]
     assert ids(cli, "the", "--mode", "lexical") == [office]  # only stop words: kept
+
+
+def test_a_query_is_embedded_without_its_stop_words(semantic_cli: Cli) -> None:
+    postgres = support.remember(semantic_cli, POSTGRES, "decision", "--confidence", "0.95")
+    plain = cosine(semantic_cli, "relational store", postgres)
+    assert cosine(semantic_cli, "which is the relational store", postgres) == plain
+
+    from loa_mem.memory.semantic.fusion import content_words
+
+    assert content_words("What is the relational store?") == "relational store?"
+    assert content_words("what is it") == "what is it"  # only stop words: kept
