@@ -78,6 +78,31 @@ def test_a_write_or_an_outside_edit_is_seen_at_the_next_start(cli: Cli, store: P
     assert warm == from_scratch(store)
 
 
+def test_side_files_read_before_a_write_are_used_again_as_they_were(
+        cli: Cli, store: Path, entries: dict[str, str]) -> None:
+    (store / "docs").mkdir()
+    for name, pin in (("design", "true"), ("old", "false")):
+        (store / f"docs/{name}.md.meta.yml").write_text(
+            f"title: {name.title()}\nsummary: About {name}.\npin: {pin}\n", encoding="utf-8")
+    hot = store / "grimoires/loa/working-set/hot.yml"
+    hot.parent.mkdir(parents=True)
+    hot.write_text("keep:\n  - {path: src/a.py, why: Parser, since: x, touches: 3}\n",
+                   encoding="utf-8")
+    sidecar = store / "grimoires/loa/agents/architect.yaml"
+    sidecar.parent.mkdir(parents=True)
+    sidecar.write_text("agent: architect\nmemories:\n  - {type: observation, content: Note, "
+                       "confidence: 0.8}\n", encoding="utf-8")
+    before = context(store, "--agent", "architect")
+    assert "Design — About design." in before and "src/a.py" in before and "Note" in before
+    support.remember(cli, "Releases are cut on Tuesdays.", "fact")
+    after = context(store, "--agent", "architect")  # the side cache is rebuilt after a write
+    assert after == from_scratch(store, "--agent", "architect")
+    assert after.count("\n") == before.count("\n") + 1  # the new fact, all else as before
+    (store / "docs/old.md.meta.yml").write_text("title: Old\npin: true\n", encoding="utf-8")
+    support.remember(cli, "Deploys need two approvals.", "fact")
+    assert "- `docs/old.md`: Old\n" in context(store)
+
+
 def test_a_change_of_settings_is_seen_at_the_next_start(store: Path,
                                                         entries: dict[str, str]) -> None:
     assert entries["older"] in context(store)

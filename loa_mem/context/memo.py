@@ -201,24 +201,45 @@ def shortlist(db: Connection, config: dict[str, Any], now_iso: str) -> dict[str,
     key = _ranking_key(config)
     top, weight = key[2], key[1]
     keep = top * SHORTLIST_FACTOR
-    memory = config["memory_schema"]
     start = clock.parse(now_iso).timestamp()
     until = math.inf
-    drift = weight * math.log(2) / (scoring.HALF_LIFE_DAYS * 86400)  # score per second
-    by_category: dict[str, list[Any]] = {}
-    for row in _ranked(db, memory, "", now_iso, keep + 1, (keep + 1) * len(key[3])):
-        by_category.setdefault(row[9], []).append(row)
+    drift = weight * math.log(2) / HALF_LIFE  # score per second
     ids = []
-    for rows in by_category.values():
+    for rows in _best_by_category(db, key, now_iso, keep + 1).values():
         if len(rows) > keep and drift > 0:
-            until = min(until, start + (rows[top - 1][5] - rows[keep][5]) / drift)
-        for row in rows[:keep]:
-            ids.append(row[0])
-            expires = json.loads(row[8]).get("expires_at")
+            # MARGIN: these scores are Python's, not SQLite's (they may differ in the last bit)
+            until = min(until, start + max(0.0, rows[top - 1][0] - rows[keep][0] - MARGIN)
+                        / drift)
+        for _, memory_id, expires in rows[:keep]:
+            ids.append(memory_id)
             if expires:
                 until = min(until, clock.parse(str(expires)).timestamp())
     return {"key": key, "from": start, "until": None if until == math.inf else until,
             "ids": ids}
+
+
+_TIER_BONUS = {"high": 0.1, "review": -0.1, "ineffective": -0.2}  # scoring.TIER_SQL
+
+
+def _best_by_category(db: Connection, key: list[Any], now_iso: str, count: int
+                      ) -> dict[str, list[tuple[float, str, Any]]]:
+    """Each category's `count` best live entries by recall's score without a query, best
+    first, as (score, id, expires_at). Scored here rather than by `scoring.ranked`'s window
+    over every live entry: one plain scan of the covering index, ~10x faster."""
+    import heapq
+
+    min_confidence, weight = key[0], key[1]
+    where, args = scoring.conditions(min_confidence, now_iso)
+    start = clock.parse(now_iso).timestamp()
+    scored: dict[str, list[tuple[float, str, Any]]] = {}
+    for memory_id, confidence, ts, tier, category, expires in db.execute(
+            "SELECT e.id, e.confidence, e.created_ts, e.tier, e.category, e.expires_at "
+            "FROM entries e WHERE " + " AND ".join(where), args):
+        recency = 0.0 if ts is None else 0.5 ** (max(0.0, start - ts) / HALF_LIFE)
+        score = (1 - weight) * confidence + weight * recency + _TIER_BONUS.get(tier, 0.0)
+        scored.setdefault(category, []).append((score, memory_id, expires))
+    return {category: heapq.nsmallest(count, rows, key=lambda r: (-r[0], r[1]))
+            for category, rows in scored.items()}
 
 
 def shortlist_ids(side: dict[str, Any], config: dict[str, Any], now_iso: str) -> list[str] | None:

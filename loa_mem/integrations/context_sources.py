@@ -48,19 +48,25 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     top = str(store.top)
     config = store.config.data
     previous = _previous(store)
+    before: dict[str, Any] = previous.get("side") or {}
     files: dict[str, list[int] | None] = {}
+    same = _Unchanged(top, previous, files)
     hot_path = f"{working_set_dir(config)}/hot.yml"
-    hot = _load(top, hot_path, files)
-    pinned = [_pin(meta_path, data) for meta_path, data in
-              ((p, _load(top, p, files)) for p in _meta_files(store)) if _is_pinned(data)]
-    wanted = dict.fromkeys([*previous.get("agents", {}), *agents])
+    pins = {p["path"]: p for p in before.get("pinned") or []}
+    pinned: list[dict[str, Any]] = []
+    for meta_path in _meta_files(store):
+        if same(meta_path):  # pinned then (and so now) or not
+            pinned.extend(p for p in [pins.get(meta_path[:-len(META_SUFFIX)])] if p)
+        elif _is_pinned(data := _load(top, meta_path, files)):
+            pinned.append(_pin(meta_path, data))
+    wanted = dict.fromkeys([*(before.get("agents") or {}), *agents])
+    known = before.get("agents") or {}
+    sidecars = {name: known.get(name) if same(context.sidecar_path(config, name))
+                else _sidecar(top, config, name, files) for name in wanted}
     side: dict[str, Any] = {
         "pinned": sorted(pinned, key=lambda p: p["path"]),
-        "hot": [{k: item[k] for k in ("path", "why", "since", "touches") if k in item}
-                for item in (hot.get("keep") or [] if isinstance(hot, dict) else [])
-                if isinstance(item, dict) and item.get("path")],
-        "agents": {name: sidecar for name in wanted
-                   if (sidecar := _sidecar(top, config, name, files)) is not None},
+        "hot": before.get("hot") or [] if same(hot_path) else _hot(top, hot_path, files),
+        "agents": {name: sidecar for name, sidecar in sidecars.items() if sidecar is not None},
         "agent_names": context.agent_names(top, config),
     }
     for grimoire in store.grimoire_files():
@@ -78,12 +84,45 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
 
 
 def _previous(store: Store) -> dict[str, Any]:
+    """The side cache as the last refresh wrote it ({} when absent, unreadable or written by
+    another version)."""
     try:
         with open(store.cache_dir / SIDE_CACHE, encoding="utf-8") as handle:
-            side: dict[str, Any] = json.load(handle)["side"]
-    except (OSError, ValueError, KeyError, TypeError):
+            cache = json.load(handle)
+    except (OSError, ValueError):
         return {}
-    return side if isinstance(side, dict) else {}
+    ok = (isinstance(cache, dict) and cache.get("format") == SIDE_FORMAT
+          and cache.get("loa_mem") == loa_mem.__version__ and isinstance(cache.get("side"), dict)
+          and isinstance(cache.get("files"), dict))
+    return cache if ok else {}
+
+
+class _Unchanged:
+    """Whether a side file still has the signature the previous cache recorded: then what was
+    read from it then is used again (no YAML parsed, often no YAML library imported, when only
+    grimoire files changed). Notes the signature in `files` when so."""
+
+    def __init__(self, top: str, previous: dict[str, Any],
+                 files: dict[str, list[int] | None]) -> None:
+        self.top = top
+        self.recorded: dict[str, Any] = previous.get("files") or {}
+        self.files = files
+
+    def __call__(self, rel: str) -> bool:
+        if rel not in self.recorded:
+            return False
+        now = signature(os.path.join(self.top, rel))
+        if now != self.recorded[rel]:
+            return False
+        self.files[rel] = now
+        return True
+
+
+def _hot(top: str, rel: str, files: dict[str, list[int] | None]) -> list[dict[str, Any]]:
+    hot = _load(top, rel, files)
+    return [{k: item[k] for k in ("path", "why", "since", "touches") if k in item}
+            for item in (hot.get("keep") or [] if isinstance(hot, dict) else [])
+            if isinstance(item, dict) and item.get("path")]
 
 
 def _write(store: Store, cache: dict[str, Any]) -> None:
