@@ -105,30 +105,46 @@ def _package(name: str) -> None:
         setattr(sys.modules[parent], child, package)
 
 
-@cache
-def _secret_plugins() -> tuple[list[tuple[str, Any]], Any, Any, Any]:
+def _module(name: str) -> Any:
+    """A module of detect-secrets, loaded with only the modules it needs (see `_package`)."""
     _package("detect_secrets")
     _package("detect_secrets.filters")
     with _deferred("requests"):
-        from detect_secrets.filters import heuristic
-        from detect_secrets.plugins.high_entropy_strings import (
-            Base64HighEntropyString,
-            HexHighEntropyString,
-        )
-        from detect_secrets.plugins.keyword import KeywordDetector
+        return importlib.import_module(f"detect_secrets.{name}")
 
-        plugins = []
-        for path, kind in _REGEX_PLUGINS.items():
-            module, name = path.split(".")
-            cls = getattr(importlib.import_module(f"detect_secrets.plugins.{module}"), name)
-            plugins.append((kind, cls()))
-    entropy = (Base64HighEntropyString(), HexHighEntropyString())
-    return plugins, KeywordDetector(), entropy, heuristic
+
+def _plugin(module: str, name: str) -> Any:
+    return getattr(_module(module), name)
+
+
+@cache
+def _vendor_plugins() -> list[tuple[str, Any]]:
+    plugins = []
+    for path, kind in _REGEX_PLUGINS.items():
+        module, name = path.split(".")
+        plugins.append((kind, _plugin(f"plugins.{module}", name)()))
+    return plugins
+
+
+@cache
+def _keyword_plugin() -> Any:
+    return _plugin("plugins.keyword", "KeywordDetector")()
+
+
+@cache
+def _entropy_plugins() -> tuple[Any, Any]:
+    return (_plugin("plugins.high_entropy_strings", "Base64HighEntropyString")(),
+            _plugin("plugins.high_entropy_strings", "HexHighEntropyString")())
+
+
+@cache
+def _heuristic() -> Any:
+    return _module("filters.heuristic")
 
 
 def vendor_tokens(text: str) -> list[Span]:
     """Keys and tokens of the providers detect-secrets knows, by their own formats."""
-    plugins = _secret_plugins()[0]
+    plugins = _vendor_plugins()
     found: list[Span] = []
     for kind, plugin in plugins:
         for regex in plugin.denylist:
@@ -148,7 +164,7 @@ def keyword_values(line: str) -> list[tuple[int, str]]:
     `"private_key_id": "…"`) in one line: (where the value starts, the value as written)."""
     if not KEYWORD_WORDS.search(line):
         return []  # no key word of the plugin's list: none of its patterns can match
-    keyword = _secret_plugins()[1]
+    keyword = _keyword_plugin()
     found = []
     for secret in keyword.analyze_line(filename="memory.yaml", line=line, line_number=1):
         value = str(secret.secret_value)
@@ -160,14 +176,14 @@ def keyword_values(line: str) -> list[tuple[int, str]]:
 
 def entropy(token: str, charset: str) -> float:
     """Shannon entropy of `token` over base64 ("b64") or hex ("hex") characters."""
-    b64, hexa = _secret_plugins()[2]
+    b64, hexa = _entropy_plugins()
     return float((b64 if charset == "b64" else hexa).calculate_shannon_entropy(token))
 
 
 def looks_generated_not_secret(token: str, line: str) -> bool:
     """detect-secrets' own filters: sequences (abcdef, 123456), UUIDs, ids (`id: …`),
     templates (`${…}`, `<…>`, `{…}`) and `$VAR` references."""
-    heuristic = _secret_plugins()[3]
+    heuristic = _heuristic()
     return bool(heuristic.is_sequential_string(token) or heuristic.is_potential_uuid(token)
                 or heuristic.is_likely_id_string(token, line)
                 or heuristic.is_templated_secret(token)
