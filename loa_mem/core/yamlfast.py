@@ -54,11 +54,11 @@ def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
 
 def load_list(text: str, path: str) -> ListFile:
     """What `yamlio.load_list(text, path)` returns, read faster."""
-    from loa_mem.core import yamlio
-
     pieces = cut(text)
     items = read(text.split("\n"), pieces, path) if pieces else None
     if items is None:
+        from loa_mem.core import yamlio
+
         return yamlio.load_list(text, path)
     return ListFile(items, 0, False)
 

@@ -17,6 +17,18 @@ _BOOL = {"yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": 
 _WORDS = {**_BOOL, "null": None, "Null": None, "NULL": None}
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+")
+# PyYAML's implicit resolvers (YAML 1.1) of the types a digit can start; timestamps are not
+# resolved by yamlio. A test checks these against PyYAML's own.
+INT = re.compile(r"""^(?:[-+]?0b[0-1_]+
+                    |[-+]?0[0-7_]+
+                    |[-+]?(?:0|[1-9][0-9_]*)
+                    |[-+]?0x[0-9a-fA-F_]+
+                    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""", re.X)
+FLOAT = re.compile(r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                    |[-+]?\.(?:inf|Inf|INF)
+                    |\.(?:nan|NaN|NAN))$""", re.X)
 # a plain scalar in a block: no indicator first, no ": " or " #" inside
 _PLAIN = re.compile(r"(?:[^\s\-?:,\[\]{}#&*!|>'\"%@`]|[-?:](?=\S))"
                     r"(?:[^\t:#]|:(?=\S)|(?<=\S)#)*(?<![ ])")
@@ -34,6 +46,8 @@ def plain(text: str) -> Any:
         return int(text)
     if _FLOAT.fullmatch(text):
         return float(text)
+    if text[0].isascii() and text[0].isdigit() and not (INT.match(text) or FLOAT.match(text)):
+        return text  # a digit first, and neither number form: a timestamp, `90d`, `3.11.7`
     from loa_mem.core import yamlio
 
     tag = yamlio.plain_tag(text)

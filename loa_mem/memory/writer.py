@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from loa_mem.core import textfile, yamlio
+from loa_mem.core import textfile, yamlemit, yamlfast
 from loa_mem.core.errors import InvalidFile, Refused
 from loa_mem.core.located import Located
 from loa_mem.memory.index import Index, Row, Signature, Span
@@ -88,7 +88,7 @@ def _read(store: Store, path: str) -> str:
 
 
 def _parse_one(text: str, path: str) -> Located:
-    parsed = yamlio.load_list(text, path)
+    parsed = yamlfast.load_list(text, path)
     if len(parsed.items) != 1:
         raise InvalidFile(path, 1, 1, "an edited entry did not come back as one list item")
     return parsed.items[0]
@@ -128,6 +128,8 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         if row.rowid in plan.removals:
             new_lines: list[str] = []
         else:
+            from loa_mem.core import yamlio
+
             edited = yamlio.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
             new_lines = edited.splitlines(keepends=True)
         result.edits.append((span, "".join(new_lines)))
@@ -137,7 +139,7 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
             row, located, len(new_lines) - (row.last_line - row.first_line + 1)))
     if plan.appends or plan.raw_appends:
         lines = _ready_for_append(lines, index.count_in_file(path) > 0)
-        pieces = [yamlio.dump_item(e, indent) for e in plan.appends]
+        pieces = [_dump(e, indent) for e in plan.appends]
         pieces += [_reindent(t, indent) for t in plan.raw_appends]
         for piece in pieces:
             located = _parse_one(piece, path)
@@ -147,6 +149,16 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         result.appended_text = "".join(pieces)
     result.text = "".join(lines)
     return result
+
+
+def _dump(entry: dict[str, Any], indent: int) -> str:
+    """The entry's text: written directly when its values allow (`yamlemit`), else by PyYAML."""
+    text = yamlemit.dump_item(entry, indent)
+    if text is None:
+        from loa_mem.core import yamlio
+
+        text = yamlio.dump_item(entry, indent)
+    return text
 
 
 def _ready_for_append(lines: list[str], has_entries: bool) -> list[str]:
