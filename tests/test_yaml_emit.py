@@ -64,7 +64,8 @@ def test_the_fast_writer_writes_what_pyyaml_writes(entry: dict[str, Any], indent
 
 @settings(max_examples=300, deadline=None)
 @given(words=st.lists(PLAIN_WORDS, min_size=15, max_size=60),
-       gaps=st.lists(st.sampled_from([" ", " ", " ", "  "]), min_size=60, max_size=60),
+       gaps=st.lists(st.sampled_from([" ", " ", " ", "  ", ": ", " #", " '"]), min_size=60,
+                     max_size=60),
        indent=st.sampled_from([0, 2]))
 def test_long_texts_are_folded_where_pyyaml_folds_them(words: list[str], gaps: list[str],
                                                        indent: int) -> None:
@@ -89,8 +90,15 @@ def test_an_ordinary_entry_is_written_without_pyyaml() -> None:
 
 
 @pytest.mark.parametrize("value", ["yes", "NULL", "12", "0x1f", "1:20", "1.5", "a: b", "a #b",
-                                   "line\nbreak", " lead", "trail ", "-dash", "'q'", "tab\t"])
-def test_values_yaml_would_quote_are_left_to_pyyaml(value: str) -> None:
+                                   "trail ", "'q'", "-dash", "it's: quoted", "#x", "[x]"])
+def test_values_yaml_quotes_are_quoted_alike(value: str) -> None:
+    entry = {"id": "MEM-20261122-abcdefgh", "content": value}
+    assert yamlemit.dump_item(entry) in (None, yamlio.dump_item(entry))
+    assert yamlemit.dump_item(entry) is not None or value == "-dash"
+
+
+@pytest.mark.parametrize("value", ["line\nbreak", "tab\there", "bell\a", "", "a\u2028b"])
+def test_values_yaml_escapes_are_left_to_pyyaml(value: str) -> None:
     assert yamlemit.dump_item({"id": "MEM-20261122-abcdefgh", "content": value}) is None
 
 

@@ -2,11 +2,12 @@
 
 `remember` appends one new entry: plain words, numbers, a timestamp, a short list of tags.
 Importing PyYAML to write that costs more than the rest of the append, so this module writes
-the block list item itself when every value is of a form whose YAML text is certain (a plain
-scalar that reads back as the same string, folded at the width PyYAML folds at; a finite float;
-null; a flow list of short plain words; a mapping of such values) and answers None for anything
-else (quotes, colons followed by a space, line breaks, long lists, special characters), which
-`yamlio.dump_item` writes instead. A property test holds the two to the same text.
+the block list item itself when every value is of a form whose YAML text is certain (a one-line
+text of printable characters, plain when it reads back as itself and single-quoted when YAML
+could not read it plain, folded where PyYAML folds; a finite float; null; a flow list of short
+plain words; a mapping of such values) and answers None for anything else (line breaks, tabs,
+long lists, a text it cannot tell), which `yamlio.dump_item` writes instead. A property test
+holds the two to the same text.
 """
 
 from __future__ import annotations
@@ -72,21 +73,43 @@ def _scalar(value: Any, column: int, indent: int) -> str | None:
     if isinstance(value, float):
         text = repr(value).lower()
         return text if math.isfinite(value) and "." in text and "e" not in text else None
-    if isinstance(value, str) and _plain(value) and _BLOCK_BODY.fullmatch(value[1:]):
+    if not isinstance(value, str) or not value or not all(
+            " " <= c <= "~" or (not c.isascii() and _printable(c)) for c in value):
+        return None
+    if _plain(value) and _BLOCK_BODY.fullmatch(value[1:]):
         return _folded(value, column + 1, indent)
+    if _never_plain(value):
+        return _single_quoted(value, column + 1, indent)
     return None
 
 
 def _plain(text: str) -> bool:
-    """Whether `text` starts as a plain scalar may and reads back as this string. Letters and
-    digits other than ASCII are written as they are (allow_unicode); they are letters to YAML."""
+    """Whether `text` starts as a plain scalar may, holds only characters written as they are,
+    and reads back as this string."""
     if not text or text[-1] == " " or not text[0].isalnum():
         return False
-    if any(not c.isascii() and not c.isalnum() for c in text):
+    if any(not c.isascii() and not _printable(c) for c in text):
         return False
     if text[0].isascii() and text[0].isdigit():
         return not (INT.match(text) or FLOAT.match(text))
     return text not in _WORDS
+
+
+def _never_plain(text: str) -> bool:
+    """Whether PyYAML certainly quotes `text` (a one-line text of printable characters): an
+    indicator first, a space at either end, `: ` or ` #` inside, a colon last, or a word that
+    would read as another type."""
+    return (text[0] in "#,[]{}&*!|>'\"%@`" or text[0] == " " or text[-1] in " :"
+            or ": " in text or " #" in text or text in _WORDS
+            or (text[0].isdigit() and bool(INT.match(text) or FLOAT.match(text))))
+
+
+def _printable(char: str) -> bool:
+    """A character other than ASCII that libyaml writes as it is (allow_unicode) and that is
+    neither a line break nor a byte order mark to YAML."""
+    code = ord(char)
+    return (0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and (
+        code not in (0x2028, 0x2029, 0xFEFF))
 
 
 def _folded(text: str, column: int, indent: int) -> str:
@@ -107,6 +130,31 @@ def _folded(text: str, column: int, indent: int) -> str:
         out.append(char)
         column += 1
         spaces = False
+    return "".join(out)
+
+
+def _single_quoted(text: str, column: int, indent: int) -> str:
+    """A single-quoted scalar as PyYAML writes it: quotes doubled, a single space past the
+    width (neither first nor last) becomes a line break and the continuation's indentation."""
+    out = ["'"]
+    column += 1
+    spaces = False
+    last = len(text) - 1
+    for position, char in enumerate(text):
+        if char == " ":
+            if (not spaces and column > WIDTH and 0 < position < last
+                    and text[position + 1] != " "):
+                out.append("\n" + " " * indent)
+                column = indent
+            else:
+                out.append(char)
+                column += 1
+            spaces = True
+            continue
+        out.append("''" if char == "'" else char)
+        column += 2 if char == "'" else 1
+        spaces = False
+    out.append("'")
     return "".join(out)
 
 
