@@ -70,7 +70,7 @@ def read(lines: list[str], pieces: list[tuple[int, str]], path: str
     items: list[Located | None] = []
     for start, chunk in pieces:
         end = start + chunk.count("\n") + (not chunk.endswith("\n"))
-        items.append(_read_one(lines, start, end))
+        items.append(_read_one(lines, start, end, chunk))
     odd = [piece for piece, item in zip(pieces, items, strict=True) if item is None]
     if not odd:
         return [i for i in items if i is not None]
@@ -81,10 +81,10 @@ def read(lines: list[str], pieces: list[tuple[int, str]], path: str
     return [item if item is not None else next(others) for item in items]
 
 
-def _read_one(lines: list[str], start: int, end: int) -> Located | None:
+def _read_one(lines: list[str], start: int, end: int, chunk: str) -> Located | None:
     for reader in (_simple, _general):
         try:
-            found = reader(lines, start, end)
+            found = reader(lines, start, end, chunk)
         except _Unsure:
             continue
         if found is not None:
@@ -92,7 +92,7 @@ def _read_one(lines: list[str], start: int, end: int) -> Located | None:
     return None
 
 
-def _general(lines: list[str], start: int, end: int) -> Located:
+def _general(lines: list[str], start: int, end: int, chunk: str) -> Located:
     return _Item(lines, start, end).read()
 
 
@@ -121,47 +121,60 @@ def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | Non
     return found
 
 
-_SIMPLE = re.compile(r"( {2}| {4})([A-Za-z_][A-Za-z0-9_]*):(?: (.*))?")
+# one line of an item in the simple layout: its indent, its key, and " value" when there is one
+_SIMPLE = re.compile(r"^(- |  |    )([A-Za-z_][A-Za-z0-9_]*):( .*)?$", re.MULTILINE)
 _VALUES: dict[str, Any] = {}
+_KEYS: set[str] = set()  # names already known to read as themselves
 
 
-def _simple(lines: list[str], start: int, end: int) -> Located | None:
+def _simple(lines: list[str], start: int, end: int, chunk: str) -> Located | None:
     """The item when each of its lines is `key: value` on one line, at most one level deep
-    (what loa-mem writes for short texts); None for anything else."""
+    (what loa-mem writes for short texts); None for anything else. `chunk`: its lines' text."""
     last = end - 1
     while last > start and (not lines[last].strip(" ") or lines[last].lstrip(" ")[:1] == "#"):
         last -= 1
-    first_line = lines[start]
-    if not first_line.startswith("- "):
+    found = _SIMPLE.findall(chunk)
+    # every line up to the last one matched (the blank and comment lines after it never match)
+    if len(found) != last - start + 1 or found[0][0] != "- ":
         return None
     data: dict[str, Any] = {}
     keys: dict[str, int] = {}
     parent: dict[str, Any] | None = None
-    for number in range(start, last + 1):
-        found = _SIMPLE.fullmatch("  " + first_line[2:] if number == start else lines[number])
-        if found is None:
+    parents = []
+    number = start
+    for indent, name, rest in found:
+        number += 1
+        if name not in _KEYS and not _known(name):
             return None
-        indent, name, text = found.groups()
-        if key(name) is None:
-            return None
-        if len(indent) == 2:
-            if name in data:
+        value = _VALUES.get(rest[1:], UNSURE) if rest else None
+        if value is UNSURE:
+            value = _cached(rest[1:])
+        if indent == "    ":
+            if parent is None or name in parent:
                 return None
-            keys[name] = number + 1
-            if text is None:
-                parent = data[name] = {}
-                continue
-            parent = None
-            target = data
-        elif parent is None or name in parent:
+            parent[name] = value
+        elif name in data:
             return None
         else:
-            target = parent
-        target[name] = _cached(text) if text is not None else None
-    if any(v == {} for v in data.values()):
+            keys[name] = number
+            parent = None
+            if rest:
+                data[name] = value
+            else:
+                parent = data[name] = {}
+                parents.append(parent)
+    if not all(parents):
         return None  # `key:` with nothing under it (null), left to the general reader
-    return Located(data, start + 1, last + 1, keys,
-                          spanhash.of_lines(lines, start, last))
+    return Located(data, start + 1, last + 1, keys, spanhash.of_lines(lines, start, last))
+
+
+def _known(name: str) -> bool:
+    """Whether a key reads as its own text (remembered: a file repeats a few keys)."""
+    if key(name) is None:
+        return False
+    if len(_KEYS) < 1024:
+        _KEYS.add(name)
+    return True
 
 
 def _cached(text: str) -> Any:
@@ -180,7 +193,7 @@ def _value(text: str) -> Any:
     elif text.startswith("["):
         value = flow_list(text)
     elif text == "{}":
-        value = {}
+        raise _Unsure  # an empty mapping: left to the general reader
     else:
         value = plain(text.rstrip(" "))
     if value is UNSURE:

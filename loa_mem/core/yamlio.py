@@ -13,7 +13,7 @@ from __future__ import annotations
 import gc
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -303,9 +303,9 @@ def _load_path(job: tuple[str, str, Any, Any]) -> Any:
     try:
         parsed = reader(textfile.read_text(Path(full_path), rel_path), rel_path)
     except InvalidFile as error:
-        return (error.path, error.line, error.column, error.message.split(": ", 1)[-1],
-                error.hint)
-    return parsed if prepare is None else prepare(rel_path, parsed)
+        return rel_path, (error.path, error.line, error.column,
+                          error.message.split(": ", 1)[-1], error.hint)
+    return rel_path, parsed if prepare is None else prepare(rel_path, parsed)
 
 
 def load_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], Any] | None = None,
@@ -319,24 +319,33 @@ def load_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], A
     value is its result, or an InvalidFile. `reader` (default `load_list`) reads one file's text
     with the same result as `load_list` (`yamlfast.load_list`, faster).
     """
+    loaded = dict(iter_lists(jobs, prepare, reader))
+    return {rel: loaded[rel] for rel, _ in jobs}
+
+
+def iter_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], Any] | None = None,
+               reader: Callable[[str, str], ListFile] | None = None) -> Iterator[tuple[str, Any]]:
+    """`load_lists` as (path, result) pairs in the order the files finish (the largest files
+    start first), so the caller stores one while the others are still being parsed."""
     work = [(rel, str(full), prepare, reader or load_list) for rel, full in jobs]
-    sizes = sum(os.path.getsize(full) for _, full, _, _ in work)
+    sizes = {full: os.path.getsize(full) for _, full, _, _ in work}
+    work.sort(key=lambda job: -sizes[job[1]])
     workers = min(len(work), os.cpu_count() or 1)
-    if workers > 1 and sizes > _PARALLEL_BYTES and hasattr(os, "fork"):
+    if workers > 1 and sum(sizes.values()) > _PARALLEL_BYTES and hasattr(os, "fork"):
         import multiprocessing as mp
 
         with mp.get_context("fork").Pool(workers) as pool:
-            results = pool.map(_load_path, work, chunksize=1)
+            yield from (_loaded(result) for result in pool.imap_unordered(_load_path, work))
     else:
-        results = [_load_path(job) for job in work]
-    loaded: dict[str, Any] = {}
-    for (rel, _, _, _), result in zip(work, results, strict=True):
-        if isinstance(result, tuple):
-            path, line, column, message, hint = result
-            loaded[rel] = InvalidFile(path, line, column, message, hint)
-        else:
-            loaded[rel] = result
-    return loaded
+        yield from (_loaded(_load_path(job)) for job in work)
+
+
+def _loaded(result: tuple[str, Any]) -> tuple[str, Any]:
+    rel, value = result
+    if isinstance(value, tuple):
+        path, line, column, message, hint = value
+        return rel, InvalidFile(path, line, column, message, hint)
+    return rel, value
 
 
 _PARALLEL_BYTES = 1_000_000

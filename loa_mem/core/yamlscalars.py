@@ -38,6 +38,10 @@ def plain(text: str) -> Any:
     """The value of a plain scalar, or UNSURE."""
     if text in ("", "~"):
         return None
+    first = text[0]
+    if first.isascii() and first.isalpha() and text[-1] != " " and ":" not in text and (
+            "#" not in text and "\t" not in text):
+        return _WORDS.get(text, text)  # what the checks below answer for prose, at less cost
     if not _PLAIN.fullmatch(text):
         return UNSURE
     if text[0].isascii() and text[0].isalpha():  # YAML reads only these words as other types

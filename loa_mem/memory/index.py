@@ -19,36 +19,18 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core import spanhash
-from loa_mem.core.clock import parse
+from loa_mem.memory.indexrows import (
+    INDEX_TEXT,
+    INDEXES,
+    INSERT_ENTRIES,
+    SCHEMA_VERSION,
+    TABLES,
+    Prepared,
+    Span,
+    key_offsets,
+    prepare,
+)
 from loa_mem.memory.rules import normalize as normalized
-from loa_mem.memory.rules import tier
-
-SCHEMA_VERSION = "11"
-
-_DDL = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
-CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER,
-    indent INTEGER, flow INTEGER);
-CREATE TABLE IF NOT EXISTS entries(
-    rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
-    category TEXT, confidence REAL, created TEXT, created_ts REAL, expires_at TEXT,
-    superseded_by TEXT, norm INTEGER, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER,
-    key_lines TEXT, data TEXT, text_hash INTEGER);
-CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
--- Covers a file's outline (catching up after an outside change, validate) without reading
--- each row's data.
-CREATE INDEX IF NOT EXISTS entries_path ON entries(path, first_line, last_line, text_hash, id);
--- norm: the 64-bit hash (core.spanhash) of the normalized content, for duplicate detection
-CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
--- Covers the live-entry filters (recall's candidates, the context's counts and expiry
--- warnings) so they read this index instead of every row's JSON.
-CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expires_at,
-    confidence, category, created_ts, tier, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
-    tokenize='porter unicode61');
-CREATE TABLE IF NOT EXISTS forgotten(id TEXT PRIMARY KEY);
-CREATE TABLE IF NOT EXISTS events_state(path TEXT PRIMARY KEY, offset INTEGER, tail TEXT);
-"""
 
 
 @dataclass(frozen=True)
@@ -67,16 +49,7 @@ class Row:
         return self.first_line + self.key_offsets.get(key, 0)
 
 
-# (entry data, first line, last line, {key: line offset from the first line}, text hash)
-Span = tuple[Any, int, int, dict[str, int], int]
-
-
 Signature = tuple[int, int]
-
-_COMPACT = (",", ":")
-
-
-
 
 def _writable(path: Path) -> bool:
     """Whether the index file can be created or changed (os.access also sees a read-only
@@ -93,45 +66,11 @@ def _writable(path: Path) -> bool:
                if p.exists())
 
 
-def _epoch(timestamp: Any) -> float | None:
-    try:
-        return parse(str(timestamp)).timestamp() if timestamp else None
-    except ValueError:
-        return None
-
-
-def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
-             key_offsets: dict[str, int], text_hash: int
-             ) -> tuple[tuple[Any, ...], tuple[str, str, str]]:
-    """The indexed columns of one entry, and its full-text columns."""
-    if not isinstance(data, dict):
-        data = {"id": None, "content": str(data)}
-    source = data.get("source") if isinstance(data.get("source"), dict) else {}
-    tags = data.get("tags") if isinstance(data.get("tags"), list) else []
-    tag_text = " ".join(str(t) for t in tags)
-    content = str(data.get("content") or "")
-    confidence = data.get("confidence")
-    effectiveness = data.get("effectiveness")
-    row = (str(data.get("id")), path, int(in_archive),
-           int(in_archive or bool(data.get("archived"))), str(data.get("category")),
-           confidence if isinstance(confidence, (int, float)) else None,
-           str(source.get("timestamp") or ""), _epoch(source.get("timestamp")),
-           str(data["expires_at"]) if data.get("expires_at") else None,
-           str(data["superseded_by"]) if data.get("superseded_by") else None,
-           spanhash.digest(normalized(content)), f" {tag_text} ",
-           tier(effectiveness if isinstance(effectiveness, dict) else None),
-           first, last, json.dumps(key_offsets, separators=_COMPACT),
-           json.dumps(data, default=str, separators=_COMPACT), text_hash)
-    return row, (content, str(data.get("summary") or ""), tag_text)
-
-
-# an entry's indexed columns and its full-text columns, ready to insert
-Prepared = tuple[tuple[Any, ...], tuple[str, str, str]]
-
-
-def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
-    """The rows `Index.insert_rows` adds: plain values, cheap to send from a parsing process."""
-    return [_columns(span[0], path, in_archive, *span[1:]) for span in items]
+def create(db: sqlite3.Connection, indexes: bool = True) -> None:
+    """The tables (and, unless a cold build adds them after its rows, the indexes) of an empty
+    index, stamped with the schema version."""
+    db.executescript(TABLES + (INDEXES if indexes else ""))
+    db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
 
 
 def snapshot(source: Path, target: Path) -> None:
@@ -199,12 +138,11 @@ class Index:
     def _reset(self) -> None:
         if not self.in_memory:
             self.db.execute("PRAGMA journal_mode=WAL")
-        tables = [r[0] for r in self.db.execute(
-            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'entry_text_%'")]
-        for table in tables:
-            self.db.execute(f"DROP TABLE IF EXISTS {table}")
-        self.db.executescript(_DDL)
-        self.db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+        for kind, name in self.db.execute(
+                "SELECT type, name FROM sqlite_master WHERE type IN ('table', 'view') "
+                "AND name NOT LIKE 'entry_text_%'").fetchall():
+            self.db.execute(f"DROP {kind.upper()} IF EXISTS {name}")
+        create(self.db)
 
     def close(self) -> None:
         self.db.close()
@@ -252,21 +190,14 @@ class Index:
         self.insert_rows(prepare(path, in_archive, items))
 
     def insert_rows(self, prepared: list[Prepared]) -> None:
-        """Add entries from `prepare` (rowids assigned here, so both tables are filled with
-        executemany)."""
-        (next_rowid,) = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM entries"
-                                        ).fetchone()
-        entries, texts = [], []
-        for offset, (row, text) in enumerate(prepared):
-            entries.append((next_rowid + offset, *row))
-            texts.append((next_rowid + offset, *text))
-        self.db.executemany(
-            "INSERT INTO entries(rowid, id, path, in_archive, retired, category, confidence, "
-            "created, created_ts, expires_at, superseded_by, norm, tags, tier, first_line, "
-            "last_line, key_lines, data, text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-            entries)
-        self.db.executemany("INSERT INTO entry_text(rowid, content, summary, tags) "
-                            "VALUES(?,?,?,?)", texts)
+        """Add entries from `prepare` (rowids assigned here, so both tables are filled in one
+        statement each)."""
+        if not prepared:
+            return
+        (first,) = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM entries").fetchone()
+        self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
+                                             for offset, row in enumerate(prepared)))
+        self.db.execute(INDEX_TEXT, (first, first + len(prepared) - 1))
 
     def delete_rows(self, rowids: Iterable[int]) -> None:
         for rowid in rowids:
@@ -308,12 +239,14 @@ class Index:
                             "WHERE rowid=?", moves)
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Row]:
-        return [Row(r[0], r[1], r[2], bool(r[3]), r[4], r[5], json.loads(r[6]),
-                    json.loads(r[7] or "{}"))
-                for r in self.db.execute(
-                    "SELECT rowid, id, path, in_archive, first_line, last_line, data, key_lines "
-                    "FROM entries "
-                    + sql, args)]
+        found = []
+        for rowid, memory_id, path, in_archive, first, last, text, keys in self.db.execute(
+                "SELECT rowid, id, path, in_archive, first_line, last_line, data, key_lines "
+                "FROM entries " + sql, args):
+            data = json.loads(text)
+            found.append(Row(rowid, memory_id, path, bool(in_archive), first, last, data,
+                             key_offsets(data, keys)))
+        return found
 
     def by_id(self, memory_id: str) -> list[Row]:
         return self._rows("WHERE id=? ORDER BY in_archive, path", (memory_id,))
@@ -390,3 +323,7 @@ class Index:
 
     def forgotten_ids(self) -> set[str]:
         return {str(r[0]) for r in self.db.execute("SELECT id FROM forgotten")}
+
+
+__all__ = ["SCHEMA_VERSION", "Index", "Prepared", "Row", "Signature", "Span", "create", "prepare",
+           "snapshot"]

@@ -187,32 +187,30 @@ class Store:
 
     @property
     def index(self) -> Index:
-        index = self._index
-        if index is None:
-            index = self._open_index()
+        if self._index is None:
+            self._open_index()
             try:
                 self.refresh()
             except sqlite3.OperationalError:
                 # the index file cannot be written (a full disk, a read-only folder that
                 # looked writable): read from a copy in memory instead
-                index.close()
+                self.close()
                 self._index = Index(self.cache_dir / "index.sqlite3", in_memory=True)
                 return self.index_refreshed()
             except BaseException:
-                index.close()
-                self._index = None
+                self.close()
                 raise
-        return index
+        return self._open_index()
 
     def index_refreshed(self) -> Index:
-        index = self._open_index()
+        """The index, caught up (a cold build may replace it: the one returned is current)."""
+        self._open_index()
         try:
             self.refresh()
         except BaseException:
-            index.close()
-            self._index = None
+            self.close()
             raise
-        return index
+        return self._open_index()
 
     def close(self) -> None:
         if self._index is not None:
@@ -245,6 +243,12 @@ class Store:
         stale = [(g, sig) for g, sig in stale if not self._reread(g, sig)]
         if not stale:
             return {}
+        if not index.in_memory and not index.file_paths():
+            built = self._build_cold([(g.path, sig) for g, sig in stale if sig])
+            if built is not None:
+                return built
+            if self._index is not index:  # built by another process meanwhile
+                return self.refresh_files()
         from loa_mem.core import yamlfast, yamlio
 
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
@@ -263,6 +267,33 @@ class Store:
             else:
                 self._store_parsed(grimoire, signature, result)
         return failures
+
+    def _build_cold(self, files: list[tuple[str, Signature]]) -> dict[str, InvalidFile] | None:
+        """Build the whole index anew (see `coldbuild`), unless another process did it while
+        this one waited (then it is reopened and None returned, as when the lock stays busy);
+        the files that failed."""
+        from loa_mem.core import lock
+        from loa_mem.core.errors import LockBusy
+        from loa_mem.memory import coldbuild
+
+        path = self.cache_dir / "index.sqlite3"
+        archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
+        try:
+            with lock.hold(self.cache_dir / "build.lock", "index build", self.config.lock_timeout):
+                self.close()
+                self._index = Index(path)
+                if self._index.file_paths() or self._index.in_memory:
+                    return None
+                self.close()
+                try:
+                    return coldbuild.build(
+                        path, [(rel, self.top / rel, sig) for rel, sig in files],
+                        functools.partial(_index_rows, archived),
+                        functools.partial(_refuse_emptied, self.top))
+                finally:
+                    self._index = Index(path)
+        except LockBusy:
+            return None
 
     def _reread(self, grimoire: GrimoireFile, signature: Signature | None) -> bool:
         """Update an indexed file that changed outside loa-mem entry by entry (see `reread`);

@@ -1,0 +1,125 @@
+"""A whole index built at once (a fresh clone, a deleted index, a new schema version).
+
+The rows go into a new file beside the index, written with the settings a derived file allows
+(no journal, no fsync: a crash leaves only a temp file, removed by the next build), as each
+grimoire file's rows arrive from the processes parsing them. The lookup indexes and the full-text
+index are built once at the end, from the stored rows (sorted, in C), and the finished file is
+renamed over the index: readers see either no index or a whole one.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from loa_mem.core.errors import InvalidFile
+from loa_mem.memory.index import create
+from loa_mem.memory.indexrows import INDEXES, INSERT_ENTRIES, Prepared
+
+if TYPE_CHECKING:
+    from loa_mem.core.located import ListFile
+
+_SUFFIXES = ("-wal", "-shm", "-journal")
+
+
+class Build:
+    """A new index file being filled; `finish` puts it in place of `target`."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+        self.temp = target.with_name(f"{target.name}.build-{os.getpid()}")
+        _remove(self.temp)
+        self.db = sqlite3.connect(self.temp, isolation_level=None)
+        for pragma in ("journal_mode=OFF", "synchronous=OFF", "locking_mode=EXCLUSIVE",
+                       "temp_store=MEMORY", "cache_size=-65536"):
+            self.db.execute(f"PRAGMA {pragma}")
+        create(self.db, indexes=False)
+        self.db.execute("BEGIN")
+        self.next_rowid = 1
+
+    def add(self, path: str, signature: tuple[int, int], indent: int, flow: bool,
+            rows: list[Prepared]) -> None:
+        """One grimoire file's rows (from `indexrows.prepare`)."""
+        first = self.next_rowid
+        self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
+                                             for offset, row in enumerate(rows)))
+        self.next_rowid += len(rows)
+        self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
+                        (path, signature[0], signature[1], indent, int(flow)))
+
+    def finish(self) -> None:
+        """Index the rows and rename the file into place (the caller has closed its own
+        connection to `target`, under the lock that keeps other builds out)."""
+        self.db.execute("COMMIT")
+        self.db.executescript(INDEXES)
+        self.db.execute("INSERT INTO entry_text(entry_text) VALUES('rebuild')")
+        self.db.execute("PRAGMA locking_mode=NORMAL")
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.close()
+        # a journal left beside the old file would be read as the new file's
+        for suffix in _SUFFIXES:
+            Path(f"{self.target}{suffix}").unlink(missing_ok=True)
+        os.replace(self.temp, self.target)
+
+    def abandon(self) -> None:
+        self.db.close()
+        _remove(self.temp)
+
+
+def _remove(path: Path) -> None:
+    for name in (str(path), *(f"{path}{suffix}" for suffix in _SUFFIXES)):
+        Path(name).unlink(missing_ok=True)
+
+
+def leftovers(cache_dir: Path) -> None:
+    """Remove the temp files of builds that were killed (their processes are gone)."""
+    for found in cache_dir.glob("index.sqlite3.build-*"):
+        pid = found.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            found.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
+          prepare: Callable[[str, ListFile], Any], check_empty: Callable[[str], None]
+          ) -> dict[str, InvalidFile]:
+    """Build the index at `target` from the grimoire files `jobs` ((path, full path,
+    signature)); `prepare` gives a parsed file's layout and rows (`store.IndexRows`),
+    `check_empty` raises for a file emptied by accident. Returns the files that failed, which
+    the index leaves out."""
+    from loa_mem.core import yamlfast, yamlio
+
+    leftovers(target.parent)
+    signatures = {rel: signature for rel, _, signature in jobs}
+    failures: dict[str, InvalidFile] = {}
+    building = Build(target)
+    try:
+        for rel, parsed in yamlio.iter_lists([(rel, full) for rel, full, _ in jobs], prepare,
+                                             yamlfast.load_list):
+            result = parsed
+            if signatures[rel][1] == 0:
+                try:
+                    check_empty(rel)
+                except InvalidFile as emptied:
+                    result = emptied
+            if isinstance(result, InvalidFile):
+                failures[rel] = result
+            else:
+                building.add(rel, signatures[rel], result.indent, result.flow, result.rows)
+        building.finish()
+    except BaseException:
+        building.abandon()
+        raise
+    return failures

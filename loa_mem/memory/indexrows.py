@@ -1,0 +1,134 @@
+"""The index's schema and its rows: what `index.Index` stores for each entry, computed where a file
+was parsed (a worker process on a cold build), so only plain values travel.
+
+The full-text table holds no copy of the text: it is an external-content FTS5 table over the view
+`entry_source`, which reads content and summary out of each row's JSON and the tags out of its
+tags column. Its rows are therefore always indexed from that view (never from values passed
+alongside), so that deleting a row removes exactly the words it added.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from loa_mem.core import spanhash
+from loa_mem.core.clock import parse
+from loa_mem.memory.rules import normalize as normalized
+from loa_mem.memory.rules import tier
+
+SCHEMA_VERSION = "12"
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER,
+    indent INTEGER, flow INTEGER);
+CREATE TABLE IF NOT EXISTS entries(
+    rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
+    category TEXT, confidence REAL, created_ts REAL, expires_at TEXT, superseded_by TEXT,
+    norm INTEGER, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, key_lines TEXT,
+    data TEXT, text_hash INTEGER);
+CREATE VIEW IF NOT EXISTS entry_source(rowid, content, summary, tags) AS
+    SELECT rowid, coalesce(json_extract(data, '$.content'), ''),
+    coalesce(json_extract(data, '$.summary'), ''), substr(tags, 2, length(tags) - 2)
+    FROM entries;
+CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
+    content='entry_source', content_rowid='rowid', tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS forgotten(id TEXT PRIMARY KEY);
+CREATE TABLE IF NOT EXISTS events_state(path TEXT PRIMARY KEY, offset INTEGER, tail TEXT);
+"""
+
+# Created after the rows on a cold build (a sorted build: faster, and pages filled).
+INDEXES = """
+CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
+-- Covers a file's outline (catching up after an outside change, validate) without reading
+-- each row's data.
+CREATE INDEX IF NOT EXISTS entries_path ON entries(path, first_line, last_line, text_hash, id);
+-- norm: the 64-bit hash (core.spanhash) of the normalized content, for duplicate detection
+CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
+-- Covers the live-entry filters (recall's candidates, the context's counts and expiry
+-- warnings) so they read this index instead of every row's JSON.
+CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expires_at,
+    confidence, category, created_ts, tier, id);
+"""
+
+INSERT_ENTRIES = (
+    "INSERT INTO entries(rowid, id, path, in_archive, retired, category, confidence, created_ts, "
+    "expires_at, superseded_by, norm, tags, tier, first_line, last_line, key_lines, data, "
+    "text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+INDEX_TEXT = ("INSERT INTO entry_text(rowid, content, summary, tags) "
+              "SELECT rowid, content, summary, tags FROM entry_source WHERE rowid BETWEEN ? AND ?")
+
+# (entry data, first line, last line, {key: line offset from the first line}, text hash)
+Span = tuple[Any, int, int, dict[str, int], int]
+# an entry's columns (all but its rowid), ready to insert
+Prepared = tuple[Any, ...]
+
+_encode = json.JSONEncoder(separators=(",", ":"), default=str).encode
+_epochs: dict[str, float | None] = {}
+_key_texts: dict[tuple[int, ...], str] = {}
+
+
+def _epoch(timestamp: Any) -> float | None:
+    text = str(timestamp) if timestamp else ""
+    found = _epochs.get(text, -1.0)
+    if found == -1.0:
+        try:
+            found = parse(text).timestamp() if text else None
+        except ValueError:
+            found = None
+        if len(_epochs) < 4096:
+            _epochs[text] = found
+    return found
+
+
+def key_text(data: Any, key_offsets: dict[str, int]) -> str:
+    """The key lines as stored: the offsets alone ("0,1,2,4") when the keys are the data's keys
+    in order, as both readers return them; JSON otherwise."""
+    offsets = tuple(key_offsets.values())
+    if isinstance(data, dict) and len(data) == len(offsets) and all(
+            a == b for a, b in zip(data, key_offsets, strict=True)):
+        found = _key_texts.get(offsets)
+        if found is None:
+            found = ",".join(map(str, offsets))
+            if len(_key_texts) < 1024:
+                _key_texts[offsets] = found
+        return found
+    return _encode(key_offsets)
+
+
+def key_offsets(data: Any, text: str | None) -> dict[str, int]:
+    """The {key: line offset} `key_text` stored."""
+    if not text:
+        return {}
+    if text.startswith("{"):
+        found: dict[str, int] = json.loads(text)
+        return found
+    return dict(zip(data, map(int, text.split(",")), strict=True))
+
+
+def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
+             offsets: dict[str, int], text_hash: int) -> Prepared:
+    if not isinstance(data, dict):
+        data = {"id": None, "content": str(data)}
+    get = data.get
+    source = get("source")
+    tags = get("tags")
+    tags = tags if isinstance(tags, list) else []
+    confidence = get("confidence")
+    effectiveness = get("effectiveness")
+    return (str(get("id")), path, int(in_archive), int(in_archive or bool(get("archived"))),
+            str(get("category")), confidence if isinstance(confidence, (int, float)) else None,
+            _epoch(source.get("timestamp") if isinstance(source, dict) else None),
+            str(data["expires_at"]) if get("expires_at") else None,
+            str(data["superseded_by"]) if get("superseded_by") else None,
+            spanhash.digest(normalized(str(get("content") or ""))),
+            f" {' '.join(map(str, tags))} ",
+            tier(effectiveness if isinstance(effectiveness, dict) else None),
+            first, last, key_text(data, offsets), _encode(data), text_hash)
+
+
+def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
+    """The rows `Index.insert_rows` adds: plain values, cheap to send from a parsing process."""
+    return [_columns(span[0], path, in_archive, *span[1:]) for span in items]

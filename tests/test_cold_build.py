@@ -1,0 +1,126 @@
+"""The index built whole: after a fresh clone, a deleted index, or an index an older loa-mem
+version wrote. Recall finds what the files say, the full-text index stays whole as entries
+change afterwards, and nothing of a build is left behind."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from loa_mem.memory.indexrows import key_offsets, key_text
+from tests import support
+from tests.conftest import Cli, git, run_loa_mem
+
+FACTS = f"{support.MEMORY}/facts.yaml"
+
+
+def ids(root: Path, *query: str) -> list[str]:
+    done = run_loa_mem(root, "recall", *query, "--limit", "50", "--json")
+    assert done.returncode == 0, done.stderr
+    return [r["id"] for r in json.loads(done.stdout)["results"]]
+
+
+def cache(root: Path) -> Path:
+    return root / ".git" / "loa-mem"
+
+
+def full_text_whole(root: Path) -> None:
+    """FTS5's own check: its index holds exactly the words of the rows it indexes."""
+    db = sqlite3.connect(cache(root) / "index.sqlite3")
+    try:
+        db.execute("INSERT INTO entry_text(entry_text, rank) VALUES('integrity-check', 1)")
+    finally:
+        db.close()
+
+
+def remembered(cli: Cli) -> list[str]:
+    return [support.remember(cli, f"Fact {n} about {word}.", "fact", "-t", f"t{n}")
+            for n, word in enumerate(["caching", "queues", "logging", "tracing", "deploys"])]
+
+
+def test_a_fresh_clone_finds_what_the_original_finds_and_keeps_no_build_files(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    remembered(cli)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store), str(clone))
+
+    assert ids(clone, "queues logging") == ids(store, "queues logging")
+    assert ids(clone, "tracing") == ids(store, "tracing")
+    assert not list(cache(clone).glob("*build-*"))
+    full_text_whole(clone)
+
+
+def test_an_index_written_by_an_older_version_is_rebuilt(cli: Cli, store: Path) -> None:
+    facts = remembered(cli)
+    run_loa_mem(store, "recall")
+    index = cache(store) / "index.sqlite3"
+    db = sqlite3.connect(index)
+    with db:  # what an older version left: its schema number, rows the files no longer hold
+        db.execute("UPDATE meta SET value='11' WHERE key='schema'")
+        db.execute("DELETE FROM files")
+        db.execute("UPDATE entries SET id='MEM-20260101-ghostxyz'")
+    db.close()
+
+    assert sorted(ids(store, "caching queues logging tracing deploys")) == sorted(facts)
+    assert "MEM-20260101-ghostxyz" not in ids(store)
+    full_text_whole(store)
+
+
+def test_words_of_changed_and_forgotten_entries_leave_the_full_text_index(
+        cli: Cli, store: Path) -> None:
+    facts = remembered(cli)
+    (cache(store) / "index.sqlite3").unlink()
+    cli.ok("forget", facts[1], "--reason", "obsolete")
+    path = store / FACTS
+    path.write_text(path.read_text(encoding="utf-8").replace("about logging", "about kafka"),
+                    encoding="utf-8")
+
+    assert ids(store, "queues") == []
+    assert ids(store, "logging") == []
+    assert ids(store, "kafka") == [facts[2]]
+    full_text_whole(store)
+
+
+def test_what_a_killed_build_left_is_cleared_by_the_next_build(cli: Cli, store: Path) -> None:
+    facts = remembered(cli)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    leftover = cache(store) / f"index.sqlite3.build-{gone}"
+    leftover.write_bytes(b"half a build")
+    (cache(store) / "index.sqlite3").unlink()
+
+    assert ids(store, "deploys") == [facts[4]]
+    assert not leftover.exists()
+
+
+def test_a_file_that_does_not_parse_is_named_and_the_others_are_indexed(
+        cli: Cli, store: Path) -> None:
+    remembered(cli)
+    decision = support.remember(cli, "Use queues for deploys.", "decision")
+    (store / FACTS).write_text("- id: [unclosed\n", encoding="utf-8")
+    (cache(store) / "index.sqlite3").unlink()
+
+    failed = run_loa_mem(store, "recall", "queues")
+    assert failed.returncode == 1
+    assert FACTS in failed.stderr and "Traceback" not in failed.stderr
+    checked = run_loa_mem(store, "validate")
+    assert FACTS in checked.stdout + checked.stderr
+    git(store, "checkout", "--", FACTS)
+    assert decision in ids(store, "queues")
+
+
+_keys = st.lists(st.text(min_size=1, max_size=8), unique=True, max_size=8)
+
+
+@given(_keys, st.lists(st.integers(0, 500), min_size=8, max_size=8), st.booleans())
+def test_key_lines_read_back_as_stored(keys: list[str], lines: list[int], same: bool) -> None:
+    offsets = dict(zip(keys, lines, strict=False))
+    data: Any = {k: None for k in (keys if same else reversed(keys))}
+    assert key_offsets(data, key_text(data, offsets)) == offsets
