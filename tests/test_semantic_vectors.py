@@ -118,3 +118,36 @@ def test_another_model_rebuilds_the_file(semantic_cli: Cli, store: Path) -> None
     configure(store, dimensions=8)
     semantic_cli.ok("recall", "relational store", "--mode", "semantic")
     assert header(store)[1] == 8
+
+
+def test_a_query_looks_up_only_the_best_rows_and_finds_what_a_full_scan_finds(
+        semantic_cli: Cli, store: Path) -> None:
+    import numpy as np
+
+    from loa_mem.memory import scoring
+    from loa_mem.memory.semantic import model, vectors
+    from loa_mem.memory.store import Store
+
+    words = "database deploy testing latency team postgresql release pytest cache reviewer"
+    for n in range(40):
+        picked = " ".join(words.split()[(n * 3 + k) % 10] for k in range(1 + n % 3))
+        support.remember(semantic_cli, f"Note {n}: {picked}.", ("fact", "decision")[n % 2])
+    ids(semantic_cli, "warm up", "--mode", "semantic")
+    opened = Store.open(str(store))
+    db = opened.index.db
+    encoder = model.load(opened.config.retrieval["model"], None)
+    found = vectors.sync(db, encoder)
+    for query in ("relational store", "shipping to production", "slow people", "sql tests"):
+        vector = encoder.encode([query])[0]
+        scores = np.asarray(found.matrix @ vector, dtype=np.float32)
+        for categories in ((), ("decision",)):
+            where, args = scoring.conditions(0.6, "2026-02-01T10:30:00Z",
+                                             categories=categories)
+            rows = db.execute("SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v ON "
+                              "v.rowid = e.rowid WHERE " + " AND ".join(where), args).fetchall()
+            cosines = {r: float(scores[s]) for r, s in rows}
+            for depth in (1, 3, 8, 50):
+                everything = sorted(cosines.items(), key=lambda rc: (-rc[1], rc[0]))[:depth]
+                assert vectors.nearest(db, where, args, vector, found, depth) == [
+                    (r, c) for r, c in everything if c > 0]
+    opened.close()

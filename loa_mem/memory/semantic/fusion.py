@@ -26,7 +26,6 @@ a mode asked for by name that cannot have its model fails with the reason.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from typing import Any, NamedTuple
 
@@ -54,13 +53,16 @@ class Relevance(NamedTuple):
 
 
 def installed() -> bool:
-    """Whether the semantic extra's libraries can be imported (without importing them)."""
+    """Whether the semantic extra's libraries can be imported (without importing them). Asks
+    the import system's finders as `importlib.util.find_spec` does for a top-level name,
+    without importing `importlib.util` (~5 ms of a recall)."""
     for name in _NEEDED:
         if name in sys.modules:
             if sys.modules[name] is None:
                 return False
             continue
-        if importlib.util.find_spec(name) is None:
+        if not any(getattr(finder, "find_spec", None) and finder.find_spec(name, None)
+                   for finder in sys.meta_path):
             return False
     return True
 
@@ -128,17 +130,11 @@ def fuse(lexical: list[tuple[int, float]], semantic: list[tuple[int, float]]) ->
 def _semantic(db: Any, where: list[str], args: list[object], encoder: Any, query: str,
               depth: int) -> list[tuple[int, float]]:
     """The `depth` candidates nearest the query, nearest first (ties by row), cosine > 0."""
-    import numpy as np
-
     from loa_mem.memory.semantic import vectors
 
     found = vectors.sync(db, encoder)
-    rowids, cosines = vectors.similarities(db, where, args,
-                                           encoder.encode([content_words(query)])[0], found)
-    if not rowids:
-        return []
-    order = np.lexsort((np.asarray(rowids), -cosines))[:depth]
-    return [(rowids[i], float(cosines[i])) for i in order if cosines[i] > 0]
+    return vectors.nearest(db, where, args, encoder.encode([content_words(query)])[0], found,
+                           depth)
 
 
 def content_words(query: str) -> str:

@@ -20,8 +20,8 @@ An index held in memory (a read-only checkout) keeps its vectors in memory too.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
-import secrets
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -40,9 +40,11 @@ HEADER = struct.Struct("<8sIIQ16s16s")  # magic, format, dim, rows, generation, 
 HEADER_SIZE = 64
 FILE_NAME = "vectors.bin"
 BATCH = 2048  # entries embedded per encode call
+WIDE = 4  # a query looks up the best WIDE x depth rows in the index first
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS entry_vectors(rowid INTEGER PRIMARY KEY, slot INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS entry_vectors_slot ON entry_vectors(slot);
 CREATE TRIGGER IF NOT EXISTS entry_vectors_gone AFTER DELETE ON entries
 BEGIN DELETE FROM entry_vectors WHERE rowid = old.rowid; END;
 CREATE TRIGGER IF NOT EXISTS entry_vectors_changed AFTER UPDATE OF data ON entries
@@ -183,6 +185,8 @@ def _update(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) ->
 
 
 def _rebuild(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -> Header:
+    import secrets
+
     db.execute("DELETE FROM entry_vectors")
     generation = secrets.token_hex(16)
     rows = db.execute(_UNEMBEDDED).fetchall()
@@ -216,17 +220,33 @@ def _in_memory(db: sqlite3.Connection, encoder: Encoder) -> Vectors:
     return Vectors(matrix, encoder.dim)
 
 
-def similarities(db: sqlite3.Connection, where: list[str], args: list[object],
-                 query: npt.NDArray[np.float32], vectors: Vectors
-                 ) -> tuple[list[int], npt.NDArray[np.float32]]:
-    """The candidates (entries `e` meeting `where`) that have a vector, and the cosine of each
-    with the unit vector `query`."""
+def nearest(db: sqlite3.Connection, where: list[str], args: list[object],
+            query: npt.NDArray[np.float32], vectors: Vectors, depth: int
+            ) -> list[tuple[int, float]]:
+    """The `depth` candidates (entries `e` meeting `where`) nearest the unit vector `query`,
+    nearest first (ties by row), with a cosine above 0. The product covers every row of the
+    file; only the rows that can reach the top (the best `WIDE` x `depth`, ties included) are
+    looked up in the index, or every candidate when too few of those are."""
     import numpy as np
 
-    rows = db.execute("SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v "
-                      "ON v.rowid = e.rowid WHERE " + " AND ".join(where), args).fetchall()
-    if not rows or len(vectors.matrix) == 0:
-        return [], np.zeros(0, dtype=np.float32)
+    if len(vectors.matrix) == 0:
+        return []
     scores = np.asarray(vectors.matrix @ query, dtype=np.float32)
-    slots = np.fromiter((r[1] for r in rows), dtype=np.int64, count=len(rows))
-    return [int(r[0]) for r in rows], scores[slots]
+    found: list[Any] = []
+    wide = WIDE * depth
+    if wide < len(scores):
+        cutoff = np.partition(scores, len(scores) - wide)[len(scores) - wide]
+        slots = np.flatnonzero(scores >= cutoff)
+        found = db.execute(
+            "SELECT v.rowid, v.slot FROM json_each(?) j CROSS JOIN entry_vectors v "
+            "ON v.slot = j.value CROSS JOIN entries e ON e.rowid = v.rowid WHERE "
+            + " AND ".join(where), [json.dumps(slots.tolist()), *args]).fetchall()
+    if len(found) < depth:
+        found = db.execute("SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v "
+                           "ON v.rowid = e.rowid WHERE " + " AND ".join(where), args).fetchall()
+    if not found:
+        return []
+    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
+    cosines = scores[np.fromiter((r[1] for r in found), dtype=np.int64, count=len(found))]
+    order = np.lexsort((rowids, -cosines))[:depth]
+    return [(int(rowids[i]), float(cosines[i])) for i in order if cosines[i] > 0]
