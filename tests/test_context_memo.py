@@ -103,6 +103,45 @@ def test_side_files_read_before_a_write_are_used_again_as_they_were(
     assert "- `docs/old.md`: Old\n" in context(store)
 
 
+def _shortlist(store: Path) -> dict[str, object]:
+    import json
+
+    side = json.loads((store / CACHE / "context.json").read_text(encoding="utf-8"))["side"]
+    return dict(side["shortlist"])
+
+
+def test_entries_remembered_join_the_shortlist_without_ranking_every_entry_again(
+        cli: Cli, store: Path, entries: dict[str, str]) -> None:
+    context(store)
+    made = _shortlist(store)
+    added = [support.remember(cli, f"Note {n} on releases.", "learning",
+                              now="2026-02-01T11:00:00Z") for n in range(2)]
+    later = "2026-02-01T12:00:00Z"
+    warm = context(store, now=later)
+    kept = _shortlist(store)
+    assert kept["from"] == made["from"]  # taken over, not ranked anew
+    assert kept["ids"] == [*made["ids"], *added]  # type: ignore[misc]
+    assert warm == from_scratch(store, now=later)
+    cli.ok("forget", added[0], "--reason", "wrong")  # not an addition: ranked anew
+    context(store, now=later)
+    assert _shortlist(store)["from"] != made["from"]
+
+
+def test_an_outside_edit_after_a_write_makes_the_shortlist_ranked_anew(
+        cli: Cli, store: Path, entries: dict[str, str]) -> None:
+    context(store)
+    made = _shortlist(store)
+    support.remember(cli, "Releases are cut on Tuesdays.", "fact", now="2026-02-01T11:00:00Z")
+    path = support.grimoire(store, "decision")
+    path.write_text(path.read_text(encoding="utf-8").replace("confidence: 0.95",
+                                                             "confidence: 0.61"),
+                    encoding="utf-8")
+    later = "2026-02-01T12:00:00Z"
+    warm = context(store, now=later)
+    assert _shortlist(store)["from"] != made["from"]
+    assert warm == from_scratch(store, now=later)
+
+
 def test_a_change_of_settings_is_seen_at_the_next_start(store: Path,
                                                         entries: dict[str, str]) -> None:
     assert entries["older"] in context(store)

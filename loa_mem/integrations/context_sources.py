@@ -30,6 +30,7 @@ from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.context.fast import SIDE_CACHE, SIDE_FORMAT, signature
 from loa_mem.core import clock, git
+from loa_mem.memory import journal
 
 if TYPE_CHECKING:
     from loa_mem.memory.store import Store
@@ -72,7 +73,7 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     for grimoire in store.grimoire_files():
         files[grimoire.path] = signature(str(store.top / grimoire.path))
     now_iso = clock.now_iso()
-    side["shortlist"] = memo.shortlist(store.index.db, config, now_iso)
+    side["shortlist"] = _shortlist(store, previous, files, now_iso)
     side["memo"] = context.make_memo(store.index.db, config, side, now_iso)
     schema = store.index.schema_version()
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
@@ -81,6 +82,41 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
                    "files": files, "side": side})
     return side
+
+
+def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int] | None],
+               now_iso: str) -> dict[str, Any]:
+    """The previous shortlist with the entries loa-mem added since (learnt from its journal of
+    writes), while that shortlist holds and nothing else changed the grimoire files: an entry
+    added can only raise the bar the others must reach, so it still holds. Else every live
+    entry is ranked again."""
+    config = store.config.data
+    before = previous.get("side") or {}
+    if memo.shortlist_ids(before, config, now_iso) is not None:
+        grimoires = {g.path: files.get(g.path) for g in store.grimoire_files()}
+        recorded = previous["files"]
+        added = journal.added_since(store.cache_dir, {p: recorded.get(p) for p in grimoires},
+                                    grimoires)
+        old = before["shortlist"]
+        ids = list(dict.fromkeys([*old["ids"], *(added or [])]))
+        if added is not None and len(ids) <= 2 * len(old["ids"]) + 20:
+            return {**old, "ids": ids,
+                    "until": _until_expiry(store, ids[len(old["ids"]):],
+                                           old["until"])}
+    return memo.shortlist(store.index.db, config, now_iso)
+
+
+def _until_expiry(store: Store, ids: list[str], until: float | None) -> float | None:
+    """`until`, or the first expiry among `ids` when sooner (the shortlist's span ends there)."""
+    if not ids:
+        return until
+    marks = ",".join("?" * len(ids))
+    for (expires,) in store.index.db.execute(
+            f"SELECT expires_at FROM entries WHERE id IN ({marks}) AND expires_at IS NOT NULL",
+            ids):
+        at = clock.parse(str(expires)).timestamp()
+        until = at if until is None else min(until, at)
+    return until
 
 
 def _previous(store: Store) -> dict[str, Any]:

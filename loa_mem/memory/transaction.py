@@ -110,6 +110,7 @@ class Transaction:
         state = self._git_state() if commit and self.changed_paths else None
         staged = filewrite.Staged(store.top, writes, store.events_path, self.events)
         pending = None
+        before = {r.path: signature_of(store.top / r.path) for r in results}  # for the journal
         try:
             if state is not None:
                 pending = self._prepare_commit(results, staged, state)
@@ -131,6 +132,20 @@ class Transaction:
                                   "free disk space, then retry; nothing was changed") from None
             raise
         staged.done()
+        self._journal(before)
+
+    def _journal(self, before: dict[str, Any]) -> None:
+        """Tell the caches derived from the grimoire files what this write did (`journal`)."""
+        if not before:
+            return
+        from loa_mem.memory import journal
+
+        plans = [p for p in self.plans.values() if _has_work(p)]
+        journal.note(self.store.cache_dir,
+                     {path: [sig, signature_of(self.store.top / path)]
+                      for path, sig in before.items()},
+                     list(dict.fromkeys(self.ids)),  # all of them added when only_added
+                     all(not p.changes and not p.removals for p in plans))
 
     def _git_state(self) -> gitwrite.State | None:
         """HEAD, index and working tree of the paths about to change, or None when an outer
