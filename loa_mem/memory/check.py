@@ -103,17 +103,17 @@ def cross_rules(run: Run, files: Files) -> None:
 
 
 def _ids(files: Files) -> tuple[set[str], set[str]]:
-    """Every id, and the ids used more than once."""
+    """Every id, and the ids used more than once (set operations, no loop over the ids)."""
     every: set[str] = set()
-    total = 0
+    twice: set[str] = set()
     for _, notes in files:
         ids = notes.mapped_ids()
-        every.update(ids)
-        total += len(ids)
-    if len(every) == total:
-        return every, set()
-    counts = Counter(i for _, notes in files for i in notes.mapped_ids())
-    return every, {i for i, count in counts.items() if count > 1}
+        own = set(ids)
+        if len(own) < len(ids):
+            twice.update(i for i, count in Counter(ids).items() if count > 1)
+        twice |= every & own
+        every |= own
+    return every, twice
 
 
 def _places(files: Files, twice: set[str]) -> dict[str, list[Seen]]:
@@ -123,7 +123,7 @@ def _places(files: Files, twice: set[str]) -> dict[str, list[Seen]]:
     for grimoire, notes in files:
         unmapped = notes.unmapped()
         rows = {row for row, noted in notes.noted.items() if noted.links and row not in unmapped}
-        if twice:
+        if not twice.isdisjoint(notes.ids):
             rows.update(row for row, memory_id in enumerate(notes.ids)
                         if memory_id in twice and row not in unmapped)
         for row in sorted(rows):
