@@ -118,6 +118,31 @@ def _hint(detail: str) -> str:
     return "retry when git works again; nothing was changed"
 
 
+def _in_head(top: Path, paths: list[str], in_index: dict[str, _Entry]
+             ) -> tuple[str | None, dict[str, _Entry]]:
+    """HEAD's commit and the blobs `paths` have in it, from one `git cat-file`. A blob's mode
+    is only needed for a path the index does not hold (then `ls-tree` reads it)."""
+    if any("\n" in p or "\r" in p for p in paths):
+        head = _head(top)
+        return head, _tree_entries(top, head, paths)
+    names = ["HEAD^{commit}", *(f"HEAD:{p}" for p in paths)]
+    out = _git(top, ["cat-file", "--batch-check"], stdin="".join(n + "\n" for n in names)
+               .encode("utf-8", "surrogateescape")).decode("utf-8", "surrogateescape")
+    records = out.split("\n")[:len(names)]
+    if len(records) != len(names) or records[0].endswith(" missing"):
+        return None, {}
+    head = records[0].split()[0]
+    found: dict[str, _Entry] = {}
+    for path, record in zip(paths, records[1:], strict=True):
+        if record.endswith(" missing"):
+            continue
+        sha, kind = record.split()[:2]
+        if kind != "blob" or path not in in_index:
+            return head, _tree_entries(top, head, paths)
+        found[path] = _Entry(in_index[path].mode, sha)
+    return head, found
+
+
 def _head(top: Path) -> str | None:
     out = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD^{commit}"], cwd=top,
                          env=git.clean_env(), capture_output=True, text=True, check=False)
@@ -137,28 +162,25 @@ def _tree_entries(top: Path, head: str | None, paths: list[str]) -> dict[str, _E
     return found
 
 
-def _index_entries(top: Path, paths: list[str]) -> dict[str, _Entry]:
-    out = _git(top, ["ls-files", "-s", "-z", "--", *paths])
+def _index_entries(top: Path, paths: list[str]) -> tuple[dict[str, _Entry], set[str]]:
+    """The index entries of `paths`, and those whose working-tree content is not what the index
+    holds, from one `git ls-files` (`-m` compares content where the stat cache is stale, as
+    `git diff` does: loa-mem's own index updates carry no stat data)."""
+    out = _git(top, ["ls-files", "-t", "-c", "-m", "-s", "-z", "--", *paths])
     found = {}
+    differs = set()
     for record in out.decode("utf-8", "surrogateescape").split("\0"):
         if record:
             meta, path = record.split("\t", 1)
-            mode, sha, stage = meta.split()
+            tag, mode, sha, stage = meta.split()
             if stage != "0":
                 raise Refused(f"{path} has unresolved merge conflicts; nothing was written",
                               "resolve them (or run `loa-mem repair`), then retry")
-            found[path] = _Entry(mode, sha)
-    return found
-
-
-def _worktree_differs(top: Path, paths: list[str]) -> set[str]:
-    """Paths whose working-tree content is not what the index holds. (`git diff` compares
-    content where the stat cache is stale: loa-mem's own index updates carry no stat data.)"""
-    if not paths:
-        return set()
-    out = _git(top, ["diff", "--no-ext-diff", "--no-textconv", "--name-only", "-z", "--",
-                     *paths])
-    return {p for p in out.decode("utf-8", "surrogateescape").split("\0") if p}
+            if tag == "C":
+                differs.add(path)
+            else:
+                found[path] = _Entry(mode, sha)
+    return found, differs
 
 
 def _blob(top: Path, sha: str) -> bytes:
@@ -210,10 +232,9 @@ class State:
 
 
 def inspect(top: Path, paths: list[str]) -> State:
-    head = _head(top)
-    in_index = _index_entries(top, paths)
-    return State(top, head, _tree_entries(top, head, paths), in_index,
-                 _worktree_differs(top, [p for p in paths if p in in_index]))
+    in_index, dirty = _index_entries(top, paths)
+    head, in_head = _in_head(top, paths, in_index)
+    return State(top, head, in_head, in_index, dirty)
 
 
 def prepare(state: State, changes: list[FileChange], message: str) -> Pending:
