@@ -52,6 +52,11 @@ def plain(text: str) -> Any:
         return float(text)
     if text[0].isascii() and text[0].isdigit() and not (INT.match(text) or FLOAT.match(text)):
         return text  # a digit first, and neither number form: a timestamp, `90d`, `3.11.7`
+    return _by_tag(text)
+
+
+def _by_tag(text: str) -> Any:
+    """The value of a plain scalar of an unusual form, by the type PyYAML resolves it to."""
     from loa_mem.core import yamlio
 
     tag = yamlio.plain_tag(text)
