@@ -124,3 +124,16 @@ def test_key_lines_read_back_as_stored(keys: list[str], lines: list[int], same: 
     offsets = dict(zip(keys, lines, strict=False))
     data: Any = {k: None for k in (keys if same else reversed(keys))}
     assert key_offsets(data, key_text(data, offsets)) == offsets
+
+
+def test_the_first_recall_in_a_fresh_clone_needs_no_full_command_line(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    facts = remembered(cli)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store), str(clone))
+    done = run_loa_mem(clone, "recall", "tracing", "--json", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    imported = {line.split("|")[-1].strip().split(".")[0] for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+
+    assert [r["id"] for r in json.loads(done.stdout)["results"]] == [facts[3]]
+    assert not imported & {"typer", "click", "rich"}

@@ -133,6 +133,10 @@ def load(request: Request) -> Recalled | None:
     if top is None:
         return None
     cache = os.path.join(context_fast.git_dir(top), "loa-mem")
+    index_path = os.path.join(cache, "index.sqlite3")
+    if os.path.exists(os.path.join(top, context_fast.CONFIG_FILE)) and not (
+            os.path.exists(index_path) and os.path.exists(os.path.join(cache, "config.json"))):
+        _caught_up(top)  # a fresh clone: the Store builds both, at no more cost than the Typer path
     with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
         cached = json.load(handle)
     if cached.get("signature") != context_fast.signature(
@@ -144,7 +148,6 @@ def load(request: Request) -> Recalled | None:
         return None
     if not config["memory_schema"].get("enabled", True):
         return None  # the Typer path refuses, naming the key
-    index_path = os.path.join(cache, "index.sqlite3")
     if not os.path.exists(index_path):
         return None
     from loa_mem.memory.index import SCHEMA_VERSION

@@ -38,13 +38,10 @@ def plain(text: str) -> Any:
     """The value of a plain scalar, or UNSURE."""
     if text in ("", "~"):
         return None
-    first = text[0]
-    if first.isascii() and first.isalpha() and text[-1] != " " and ":" not in text and (
-            "#" not in text and "\t" not in text):
-        return _WORDS.get(text, text)  # what the checks below answer for prose, at less cost
-    if not _PLAIN.fullmatch(text):
+    alpha = text[0].isascii() and text[0].isalpha()
+    if not (alpha and _prose(text)) and not _PLAIN.fullmatch(text):
         return UNSURE
-    if text[0].isascii() and text[0].isalpha():  # YAML reads only these words as other types
+    if alpha:  # YAML reads only these words as other types
         return _WORDS.get(text, text)
     if _INT.fullmatch(text):  # the plain decimal forms YAML 1.1 reads as numbers
         return int(text)
@@ -71,6 +68,12 @@ def _by_tag(text: str) -> Any:
     if tag == "tag:yaml.org,2002:float" and _FLOAT.fullmatch(text):
         return float(text)
     return UNSURE
+
+
+def _prose(text: str) -> bool:
+    """Whether a text that starts with a letter is a plain scalar, told without the pattern
+    (most of a grimoire file's text): no ':', '#' or tab in it, no space last."""
+    return text[-1] != " " and ":" not in text and "#" not in text and "\t" not in text
 
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -96,7 +96,7 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
           prepare: Callable[[str, ListFile], Any], check_empty: Callable[[str], None]
           ) -> dict[str, InvalidFile]:
     """Build the index at `target` from the grimoire files `jobs` ((path, full path,
-    signature)); `prepare` gives a parsed file's layout and rows (`store.IndexRows`),
+    signature)); `prepare` gives a parsed file's layout and rows (`indexrows.FileRows`),
     `check_empty` raises for a file emptied by accident. Returns the files that failed, which
     the index leaves out."""
     from loa_mem.core import yamlfast, yamlio

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import spanhash
 from loa_mem.core.clock import parse
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
+
+if TYPE_CHECKING:
+    from loa_mem.core.located import ListFile
 
 SCHEMA_VERSION = "12"
 
@@ -132,3 +136,18 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
 def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
     """The rows `Index.insert_rows` adds: plain values, cheap to send from a parsing process."""
     return [_columns(span[0], path, in_archive, *span[1:]) for span in items]
+
+
+@dataclass(frozen=True)
+class FileRows:
+    """A parsed grimoire file as the index stores it: its list's layout and its rows."""
+
+    indent: int
+    flow: bool
+    rows: list[Prepared]
+
+
+def file_rows(archived: frozenset[str], path: str, parsed: ListFile) -> FileRows:
+    """Runs where the file was parsed (a worker process on a cold index of many entries)."""
+    return FileRows(parsed.indent, parsed.flow,
+                    prepare(path, path in archived, (item.span() for item in parsed.items)))

@@ -17,7 +17,6 @@ import os
 import sqlite3
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,26 +27,12 @@ from loa_mem.memory import config as config_mod
 from loa_mem.memory import eventlog, layout
 from loa_mem.memory import rules as model
 from loa_mem.memory.files import GrimoireFile, signature_of
-from loa_mem.memory.index import Index, Prepared, Row, Signature, prepare
+from loa_mem.memory.index import Index, Row, Signature
+from loa_mem.memory.indexrows import FileRows, file_rows
 from loa_mem.memory.transaction import Transaction
 
 if TYPE_CHECKING:
     from loa_mem.core.located import ListFile
-
-
-@dataclass(frozen=True)
-class IndexRows:
-    """A parsed grimoire file as the index stores it: its list's layout and its rows."""
-
-    indent: int
-    flow: bool
-    rows: list[Prepared]
-
-
-def _index_rows(archived: frozenset[str], path: str, parsed: ListFile) -> IndexRows:
-    """Runs where the file was parsed (a worker process on a cold index of many entries)."""
-    return IndexRows(parsed.indent, parsed.flow,
-                     prepare(path, path in archived, (item.span() for item in parsed.items)))
 
 
 def _refuse_emptied(top: Path, path: str) -> None:
@@ -253,7 +238,7 @@ class Store:
 
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
         parsed = yamlio.load_lists([(g.path, self.top / g.path) for g, sig in stale if sig],
-                                   functools.partial(_index_rows, archived), yamlfast.load_list)
+                                   functools.partial(file_rows, archived), yamlfast.load_list)
         failures = {}
         for grimoire, signature in stale:
             result = parsed.get(grimoire.path)
@@ -288,7 +273,7 @@ class Store:
                 try:
                     return coldbuild.build(
                         path, [(rel, self.top / rel, sig) for rel, sig in files],
-                        functools.partial(_index_rows, archived),
+                        functools.partial(file_rows, archived),
                         functools.partial(_refuse_emptied, self.top))
                 finally:
                     self._index = Index(path)
@@ -344,9 +329,9 @@ class Store:
         self._store_parsed(grimoire, signature, parsed)
 
     def _store_parsed(self, grimoire: GrimoireFile, signature: Signature | None,
-                      parsed: ListFile | IndexRows | None) -> None:
-        if parsed is not None and not isinstance(parsed, IndexRows):
-            parsed = _index_rows(frozenset([grimoire.path] if grimoire.in_archive else []),
+                      parsed: ListFile | FileRows | None) -> None:
+        if parsed is not None and not isinstance(parsed, FileRows):
+            parsed = file_rows(frozenset([grimoire.path] if grimoire.in_archive else []),
                                  grimoire.path, parsed)
         index = self.index
         index.begin()
