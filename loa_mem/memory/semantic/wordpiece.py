@@ -54,13 +54,40 @@ def describe(tokenizer_json: str, folder: Path) -> bool:
     return True
 
 
+class Vocabulary:
+    """Token -> id over the bytes of the vocabulary file (one token a line, in id order). A
+    query looks up a few dozen pieces, so the dictionary of every token (~30,000: 5-10 ms to
+    build, more than the rest of the model's loading) is never made: a piece is found in the
+    bytes and its id counted from the line breaks before it, then kept."""
+
+    def __init__(self, raw: bytes) -> None:
+        self._raw = b"\n" + raw + b"\n"
+        self._known: dict[str, int | None] = {}
+
+    def get(self, piece: str, default: int | None = None) -> int | None:
+        if piece in self._known:
+            found = self._known[piece]
+        else:
+            at = self._raw.find(b"\n" + piece.encode("utf-8", "surrogatepass") + b"\n")
+            found = self._known[piece] = None if at < 0 else self._raw.count(b"\n", 0, at)
+        return default if found is None else found
+
+    def __contains__(self, piece: str) -> bool:
+        return self.get(piece) is not None
+
+    def __getitem__(self, piece: str) -> int:
+        found = self.get(piece)
+        if found is None:
+            raise KeyError(piece)
+        return found
+
+
 class Tokenizer:
     """Text to token ids, for a tokenizer `describe` accepted."""
 
     def __init__(self, folder: Path) -> None:
         spec: dict[str, Any] = json.loads((folder / SPEC).read_text(encoding="utf-8"))
-        tokens = (folder / VOCAB).read_text(encoding="utf-8").split("\n")
-        self._vocab = {token: i for i, token in enumerate(tokens)}
+        self._vocab = Vocabulary((folder / VOCAB).read_bytes())
         self._normalizer: dict[str, Any] | None = spec["normalizer"]
         self._bert_split = spec["pre_tokenizer"] == "BertPreTokenizer"
         self._wordpiece = spec["model"] == "WordPiece"
