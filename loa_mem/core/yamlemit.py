@@ -106,9 +106,10 @@ def _never_plain(text: str) -> bool:
 
 def _printable(char: str) -> bool:
     """A character other than ASCII that libyaml writes as it is (allow_unicode) and that is
-    neither a line break nor a byte order mark to YAML."""
+    neither a line break nor a byte order mark to YAML. libyaml escapes every character past
+    U+FFFF (an emoji is written as "\U0001F600", in double quotes)."""
     code = ord(char)
-    return (0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or code >= 0x10000) and (
+    return (0xA0 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD) and (
         code not in (0x2028, 0x2029, 0xFEFF))
 
 
