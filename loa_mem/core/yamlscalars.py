@@ -117,6 +117,9 @@ def fold(lines: list[str]) -> str:
     return "".join(out)
 
 
+_FLOW_ODD = re.compile(r"[\[\]{}'\"#&*!|>%@`:]")
+
+
 def flow_list(text: str) -> Any:
     """A flow list of plain scalars ([a, b-c, 3]), or UNSURE."""
     if not (text.startswith("[") and text.endswith("]")):
@@ -124,7 +127,7 @@ def flow_list(text: str) -> Any:
     body = text[1:-1].strip(" ")
     if not body:
         return []
-    if any(c in body for c in "[]{}'\"#&*!|>%@`:"):
+    if _FLOW_ODD.search(body):
         return UNSURE
     items = []
     for part in body.split(","):

@@ -91,8 +91,7 @@ def key_text(data: Any, key_offsets: dict[str, int]) -> str:
     """The key lines as stored: the offsets alone ("0,1,2,4") when the keys are the data's keys
     in order, as both readers return them; JSON otherwise."""
     offsets = tuple(key_offsets.values())
-    if isinstance(data, dict) and len(data) == len(offsets) and all(
-            a == b for a, b in zip(data, key_offsets, strict=True)):
+    if isinstance(data, dict) and tuple(data) == tuple(key_offsets):
         found = _key_texts.get(offsets)
         if found is None:
             found = ",".join(map(str, offsets))
