@@ -110,3 +110,15 @@ def test_the_resolvers_are_pyyamls() -> None:
                  for tag, rx in pairs}
     assert resolvers["tag:yaml.org,2002:int"].split() == yamlscalars.INT.pattern.split()
     assert resolvers["tag:yaml.org,2002:float"].split() == yamlscalars.FLOAT.pattern.split()
+
+
+def test_every_kind_of_character_is_written_as_pyyaml_writes_it() -> None:
+    """Each character up to U+07FF, and one in every 97 beyond, alone and among letters."""
+    codes = [*range(0x20, 0x800), *range(0x800, 0x10000, 97), 0x2028, 0xFEFF, 0xFFFD, 0x1F600]
+    for code in codes:
+        if 0xD800 <= code <= 0xDFFF:
+            continue
+        char = chr(code)
+        for text in (f"a{char}b", f"{char}b", f"a{char}", f"a {char} b", char):
+            entry = {"id": "MEM-20261122-abcdefgh", "content": text}
+            assert yamlemit.dump_item(entry) in (None, yamlio.dump_item(entry)), hex(code)
