@@ -9,6 +9,7 @@ Each check compares what recall and show print with what they print after the in
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -204,4 +205,70 @@ def test_recall_after_an_outside_change_catches_up_without_the_full_command_line
 
     assert [r["id"] for r in json.loads(done.stdout)["results"]] == [outside_id(1)]
     assert "loa_mem.memory.reread" in imported
-    assert not {name.split(".")[0] for name in imported} & {"typer", "click", "rich"}
+    # entries in loa-mem's own layout (timestamps included) are read without a YAML library
+    assert not {name.split(".")[0] for name in imported} & {"typer", "click", "rich", "yaml"}
+
+
+def cold_copy_view(store: Path, where: Path) -> dict[str, Any]:
+    """What a cold build of a copy of the repository shows (the store's own index untouched)."""
+    copy = where / f"copy-{len(list(where.iterdir()))}"
+    shutil.copytree(store, copy)
+    (copy / ".git" / "loa-mem" / "index.sqlite3").unlink()
+    return view(Cli(copy))
+
+
+PULLS = st.lists(st.tuples(st.sampled_from(["pull", "pull", "comment", "continue", "edit",
+                                            "remember", "nothing"]), st.integers(0, 40)),
+                 min_size=2, max_size=6)
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=PULLS)
+def test_pull_after_pull_reads_as_a_cold_build(
+        cli: Cli, store: Path, facts: list[str], tmp_path_factory: pytest.TempPathFactory,
+        steps: list[tuple[str, int]]) -> None:
+    # each catch-up records the file's hash, so the next pull reads only what it appended;
+    # an edit above the end, a write by loa-mem or lines that continue the last entry make
+    # it read the file item by item again
+    where = tmp_path_factory.mktemp("copies")
+    path = store / FACTS
+    git(store, "checkout", "-q", "--", FACTS)
+    view(cli)
+    for number, (kind, at) in enumerate(steps):
+        text = path.read_text(encoding="utf-8")
+        if kind == "pull":
+            text += "".join(entry_text(outside_id(100 * number + at + n), f"Pulled {at} on kafka.")
+                            for n in range(1 + at % 3))
+        elif kind == "comment":
+            text += f"# pulled {at}\n\n"
+        elif kind == "continue":
+            text += f"  note: continued {at}\n"
+        elif kind == "edit":
+            # the same length above, so only the recorded hash tells the change
+            text = text.replace("about", "ABOUT", 1) + entry_text(
+                outside_id(100 * number + at), f"Edited then pulled {at}.")
+        elif kind == "remember":
+            support.remember(cli, f"Remembered {number} {at} about kafka.", "fact")
+            text = path.read_text(encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
+        assert view(cli) == cold_copy_view(store, where)
+
+
+STAMPS = st.builds(
+    lambda date, time, zone: date + time + zone,
+    st.from_regex(r"[0-9]{3,5}-[0-9]{1,2}-[0-9]{1,3}", fullmatch=True),
+    st.sampled_from(["", "T10:00:00", "T1:00:00", "t10:00:00", " 10:00:00", "T10:00",
+                     "T10:00:00.25", "T10:00:00."]),
+    st.sampled_from(["", "Z", "+01:00", "-05:30", "+1", "z", " Z"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(stamp=STAMPS)
+def test_timestamps_read_as_the_yaml_library_reads_them(stamp: str) -> None:
+    # a pull brings timestamps in every entry: the fast reader takes the usual forms itself
+    from loa_mem.core import yamlfast, yamlio
+
+    text = f"- id: MEM-1\n  source:\n    timestamp: {stamp}\n"
+    assert yamlfast.load_list(text, "x.yaml").items[0].data == yamlio.load_list(
+        text, "x.yaml").items[0].data

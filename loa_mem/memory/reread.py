@@ -8,6 +8,12 @@ is that entry, unchanged: its row only moves to its new lines. The other pieces 
 together by the full YAML reader; rows no piece claims are deleted. So a pull that adds 20
 entries to a file of 20,000 costs hashing the file's text and parsing 20 entries.
 
+Most outside changes are a pull that appends entries. Each time a file is caught up, the index
+records a hash of its text beside the signature it gets (`meta`, key `reread:<path>`); when the
+file changes again and its first characters still hash the same (BLAKE2b, C speed: 6 MB in
+~10 ms), only the appended items are cut and read. Any write by loa-mem changes the signature,
+which retires the record.
+
 Anything this cutting cannot read with certainty (a flow-style list, line breaks other than
 "\n", content before the first item, a piece that does not parse as one item, most of the file
 changed) answers None, and the caller parses the whole file as before: its errors are reported
@@ -16,7 +22,9 @@ the same way as ever.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from hashlib import blake2b
 
 from loa_mem.core import spanhash, yamlfast
 from loa_mem.core.located import Located
@@ -55,11 +63,67 @@ def _content(chunk: str) -> str:
     return "\n".join(lines)
 
 
-def refresh(index: Index, path: str, in_archive: bool, text: str) -> bool:
+def refresh(index: Index, path: str, in_archive: bool, text: str,
+            signature: tuple[int, int] | None = None) -> bool:
     """Update the rows of `path` to `text` inside the caller's transaction; False (nothing
-    changed) when the file must be parsed whole instead."""
+    changed) when the file must be parsed whole instead. `signature`: the one the caller
+    gives the file next, recorded with the text's hash for the next catch-up."""
     indent, flow = index.layout(path)
-    found = pieces(text, indent) if not flow else None
+    if flow:
+        return False
+    record = _record(index, path)
+    encoded = text.encode("utf-8", "surrogatepass")
+    whole = _appended(index, path, in_archive, text, encoded, indent, record)
+    if whole is None:
+        if not _matched(index, path, in_archive, text, indent):
+            return False
+        whole = blake2b(encoded, digest_size=16)
+    if signature is not None:
+        value = {"signature": list(signature), "size": len(encoded), "hash": whole.hexdigest()}
+        index.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)",
+                         (_KEY + path, json.dumps(value)))
+    return True
+
+
+_KEY = "reread:"
+
+
+def _record(index: Index, path: str) -> dict[str, object] | None:
+    """The hash recorded when `path` was last caught up, if its rows still are that text."""
+    row = index.db.execute("SELECT value FROM meta WHERE key=?", (_KEY + path,)).fetchone()
+    if row is None:
+        return None
+    record: dict[str, object] = json.loads(row[0])
+    signature = index.signature(path)
+    return record if signature and list(signature) == record.get("signature") else None
+
+
+def _appended(index: Index, path: str, in_archive: bool, text: str, encoded: bytes,
+              indent: int, record: dict[str, object] | None) -> blake2b | None:
+    """When `text` is the recorded text with whole items added at its end, add their rows and
+    return the hash of `text`; None (nothing changed) otherwise."""
+    size = record.get("size") if record else None
+    if not isinstance(size, int) or not 0 < size < len(encoded) or encoded[size - 1] != 10:
+        return None
+    whole = blake2b(encoded[:size], digest_size=16)
+    if record is None or whole.hexdigest() != record.get("hash"):
+        return None
+    tail = encoded[size:].decode("utf-8", "surrogatepass")
+    found = pieces(tail, indent)  # None when the tail starts inside the last item
+    if found is None:
+        return None
+    offset = text.count("\n", 0, len(text) - len(tail))
+    read = _read([Piece(p.start + offset, p.text, p.text_hash) for p in found], indent, path)
+    if read is None:
+        return None
+    index.insert(path, in_archive, [item.span() for item in read])
+    whole.update(encoded[size:])
+    return whole
+
+
+def _matched(index: Index, path: str, in_archive: bool, text: str, indent: int) -> bool:
+    """Every item of `text` matched with a row by its hash: rows move, the rest is read."""
+    found = pieces(text, indent)
     if found is None:
         return False
     rows = index.hashes(path)

@@ -294,7 +294,8 @@ class Store:
             return False
         index.begin()
         try:
-            if not reread.refresh(index, grimoire.path, grimoire.in_archive, text):
+            if not reread.refresh(index, grimoire.path, grimoire.in_archive, text,
+                                  signature):
                 index.rollback()
                 return False
             index.set_file(grimoire.path, signature, *index.layout(grimoire.path))
