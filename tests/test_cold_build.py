@@ -137,3 +137,20 @@ def test_the_first_recall_in_a_fresh_clone_needs_no_full_command_line(
 
     assert [r["id"] for r in json.loads(done.stdout)["results"]] == [facts[3]]
     assert not imported & {"typer", "click", "rich"}
+
+
+def test_first_commands_started_together_in_a_fresh_clone_agree(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    facts = remembered(cli)
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(store), str(clone))
+    started = [subprocess.Popen([sys.executable, "-m", "loa_mem", "recall", "queues", "--json"],
+                                cwd=clone, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True) for _ in range(4)]
+    outputs = [process.communicate() for process in started]
+
+    assert all(process.returncode == 0 for process in started), outputs
+    assert {tuple(r["id"] for r in json.loads(out)["results"]) for out, _ in outputs} == {
+        (facts[1],)}
+    assert ids(clone, "deploys") == [facts[4]]
+    full_text_whole(clone)

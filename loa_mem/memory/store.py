@@ -228,12 +228,10 @@ class Store:
         stale = [(g, sig) for g, sig in stale if not self._reread(g, sig)]
         if not stale:
             return {}
-        if not index.in_memory and not index.file_paths():
+        if only is None and not index.in_memory and not index.file_paths():
             built = self._build_cold([(g.path, sig) for g, sig in stale if sig])
             if built is not None:
                 return built
-            if self._index is not index:  # built by another process meanwhile
-                return self.refresh_files()
         from loa_mem.core import yamlfast, yamlio
 
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
@@ -254,31 +252,34 @@ class Store:
         return failures
 
     def _build_cold(self, files: list[tuple[str, Signature]]) -> dict[str, InvalidFile] | None:
-        """Build the whole index anew (see `coldbuild`), unless another process did it while
-        this one waited (then it is reopened and None returned, as when the lock stays busy);
-        the files that failed."""
+        """Build the whole index anew (see `coldbuild`) and return the files that failed; when
+        another process built it while this one waited, catch up with it as usual; None when
+        the lock stayed busy (the caller goes on as usual)."""
         from loa_mem.core import lock
         from loa_mem.core.errors import LockBusy
         from loa_mem.memory import coldbuild
 
         path = self.cache_dir / "index.sqlite3"
         archived = frozenset(g.path for g in self.grimoire_files() if g.in_archive)
+        # closed before waiting: a WAL connection to the file a build replaces would, on
+        # closing after the rename, delete the new file's WAL (its name is the same)
+        self.close()
         try:
             with lock.hold(self.cache_dir / "build.lock", "index build", self.config.lock_timeout):
-                self.close()
                 self._index = Index(path)
-                if self._index.file_paths() or self._index.in_memory:
-                    return None
-                self.close()
-                try:
-                    return coldbuild.build(
-                        path, [(rel, self.top / rel, sig) for rel, sig in files],
-                        functools.partial(file_rows, archived),
-                        functools.partial(_refuse_emptied, self.top))
-                finally:
-                    self._index = Index(path)
+                if not self._index.file_paths() and not self._index.in_memory:
+                    self.close()
+                    try:
+                        return coldbuild.build(
+                            path, [(rel, self.top / rel, sig) for rel, sig in files],
+                            functools.partial(file_rows, archived),
+                            functools.partial(_refuse_emptied, self.top))
+                    finally:
+                        self._index = Index(path)
         except LockBusy:
+            self._index = Index(path)
             return None
+        return self.refresh_files()  # built by another process meanwhile
 
     def _reread(self, grimoire: GrimoireFile, signature: Signature | None) -> bool:
         """Update an indexed file that changed outside loa-mem entry by entry (see `reread`);
