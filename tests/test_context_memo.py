@@ -142,6 +142,25 @@ def test_an_outside_edit_after_a_write_makes_the_shortlist_ranked_anew(
     assert warm == from_scratch(store, now=later)
 
 
+def test_many_entries_made_at_once_do_not_keep_the_shortlist_from_holding(
+        store: Path, entries: dict[str, str]) -> None:
+    """80 facts equal in all that ranks them (a pull of one import, say): more than the
+    shortlist keeps, all tied with the last one kept, none ever overtaking it."""
+    items = "".join(f"- id: MEM-20260130-{n:03d}\n  category: fact\n  content: Imported {n}.\n"
+                    f"  summary: Imported {n}.\n  confidence: 0.8\n  source:\n"
+                    f"    session_id: s\n    timestamp: 2026-01-30T10:00:00Z\n"
+                    f"  ttl: permanent\n  expires_at: null\n  tags: []\n" for n in range(80))
+    with open(support.grimoire(store, "fact"), "a", encoding="utf-8") as handle:
+        handle.write(items)
+    context(store)
+    made = _shortlist(store)
+    assert made["until"] is not None and made["until"] > made["from"] + 86400  # type: ignore
+    for later in ("2026-02-01T10:30:01Z", "2026-02-03T00:00:00Z", "2026-03-01T00:00:00Z"):
+        warm = context(store, now=later)
+        assert warm == from_scratch(store, now=later)
+        assert "- MEM-20260130-000: Imported 0. (0.8)" in warm
+
+
 def test_a_change_of_settings_is_seen_at_the_next_start(store: Path,
                                                         entries: dict[str, str]) -> None:
     assert entries["older"] in context(store)

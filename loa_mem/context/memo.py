@@ -25,6 +25,7 @@ Standard library and `clock` only: the hook imports this module.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import json
 import math
@@ -205,12 +206,13 @@ def shortlist(db: Connection, config: dict[str, Any], now_iso: str) -> dict[str,
     until = math.inf
     drift = weight * math.log(2) / HALF_LIFE  # score per second
     ids = []
-    for rows in _best_by_category(db, key, now_iso, keep + 1).values():
+    for rows in _scored_by_category(db, key, now_iso).values():
+        best = heapq.nsmallest(keep, rows, key=lambda r: (-r[0], r[1]))
         if len(rows) > keep and drift > 0:
             # MARGIN: these scores are Python's, not SQLite's (they may differ in the last bit)
-            until = min(until, start + max(0.0, rows[top - 1][0] - rows[keep][0] - MARGIN)
-                        / drift)
-        for _, memory_id, expires in rows[:keep]:
+            gap = _smallest_gap(best[:top], rows, {r[1] for r in best})
+            until = min(until, start + max(0.0, gap - MARGIN) / drift)
+        for _, memory_id, expires, _ in best:
             ids.append(memory_id)
             if expires:
                 until = min(until, clock.parse(str(expires)).timestamp())
@@ -218,28 +220,43 @@ def shortlist(db: Connection, config: dict[str, Any], now_iso: str) -> dict[str,
             "ids": ids}
 
 
+def _smallest_gap(top: list[Scored], rows: list[Scored], kept: set[str]) -> float:
+    """The smallest lead of one of `top` over an entry left out that can ever overtake it.
+    One left out with the same confidence, age and tier as a top entry never does: the two
+    scores stay equal, and ties go by id (the top one's is smaller, or it would not be kept).
+    So a large group of entries made at once and equal in all that never blocks the span."""
+    gap = math.inf
+    for params in {r[3] for r in top}:
+        lead = min(r[0] for r in top if r[3] == params)
+        rival = max((r[0] for r in rows if r[3] != params and r[1] not in kept),
+                    default=-math.inf)
+        gap = min(gap, lead - rival)
+    return gap
+
+
 _TIER_BONUS = {"high": 0.1, "review": -0.1, "ineffective": -0.2}  # scoring.TIER_SQL
 
 
-def _best_by_category(db: Connection, key: list[Any], now_iso: str, count: int
-                      ) -> dict[str, list[tuple[float, str, Any]]]:
-    """Each category's `count` best live entries by recall's score without a query, best
-    first, as (score, id, expires_at). Scored here rather than by `scoring.ranked`'s window
-    over every live entry: one plain scan of the covering index, ~10x faster."""
-    import heapq
+Scored = tuple[float, str, "str | None", tuple[float, "float | None", "str | None"]]
 
+
+def _scored_by_category(db: Connection, key: list[Any], now_iso: str
+                        ) -> dict[str, list[Scored]]:
+    """Every live entry with recall's score without a query, by category, as (score, id,
+    expires_at, (confidence, created_ts, tier)). Scored here rather than by `scoring.ranked`'s
+    window over every live entry: one plain scan of the index, several times faster."""
     min_confidence, weight = key[0], key[1]
     where, args = scoring.conditions(min_confidence, now_iso)
     start = clock.parse(now_iso).timestamp()
-    scored: dict[str, list[tuple[float, str, Any]]] = {}
+    scored: dict[str, list[Scored]] = {}
     for memory_id, confidence, ts, tier, category, expires in db.execute(
             "SELECT e.id, e.confidence, e.created_ts, e.tier, e.category, e.expires_at "
             "FROM entries e WHERE " + " AND ".join(where), args):
         recency = 0.0 if ts is None else 0.5 ** (max(0.0, start - ts) / HALF_LIFE)
         score = (1 - weight) * confidence + weight * recency + _TIER_BONUS.get(tier, 0.0)
-        scored.setdefault(category, []).append((score, memory_id, expires))
-    return {category: heapq.nsmallest(count, rows, key=lambda r: (-r[0], r[1]))
-            for category, rows in scored.items()}
+        scored.setdefault(category, []).append((score, memory_id, expires,
+                                                (confidence, ts, tier)))
+    return scored
 
 
 def shortlist_ids(side: dict[str, Any], config: dict[str, Any], now_iso: str) -> list[str] | None:
