@@ -35,9 +35,11 @@ LINK_KEYS = ("supersedes", "superseded_by", "related_memories", "archived")
 # the problem of an item that is not a mapping with an id: it takes no part in the rules across
 # entries, and its problems carry no id
 NO_ID = "an entry must be a mapping with an id"
-# the code an entry's own problems come from: a change to any of them empties the cache
-_CODE = ("memory/check.py", "memory/rules.py", "core/sensitive.py", "core/detectors.py",
-         "core/schemacheck.py", "core/schemas/memory.schema.json")
+# the code an entry's own problems, and what is kept of them, come from: a change to any of them
+# empties the cache
+_CODE = ("memory/check.py", "memory/rules.py", "memory/validate.py", "memory/checkcache.py",
+         "core/sensitive.py", "core/detectors.py", "core/schemacheck.py",
+         "core/schemas/memory.schema.json")
 _CHUNK = 1 << 20
 
 
