@@ -122,6 +122,8 @@ def _stamp(config: dict[str, Any]) -> str:
 
 def _decode(saved: list[Any]) -> FileNotes:
     file_digest, category, archive, hashes, lines, ids, noted = saved
+    if not len(hashes) == len(lines) == len(ids) or any(int(row) >= len(ids) for row in noted):
+        raise ValueError("rows do not line up")
     return FileNotes(str(file_digest), str(category), bool(archive), hashes, lines, ids,
                      {int(row): Noted([tuple(p) for p in v[0]], v[1], v[2])
                       for row, v in noted.items()})
