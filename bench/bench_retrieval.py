@@ -173,8 +173,8 @@ def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -
         print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f} "
               f"{found['para r@10']:10.3f} {found['para mrr']:9.3f}")
     if "semantic" in modes:
-        # a ceiling for hybrid: no fusion of the two rankings finds more in its top 10
-        # ("r@10" of "union" counts every one of its up to 20 results)
+        # what the two top 10s hold together: to find more in its top 10, a fusion must lift
+        # evidence both rankings put lower ("r@10" of "union" counts all its 20 results)
         union = quality(root, ids, queries, "union")
         print(f"{'lexical top 10 + semantic top 10 (20 results)':45} {'':6} "
               f"{union['r@10']:6.3f}")
