@@ -1,21 +1,24 @@
 """`loa-mem context`, dispatched by `entry.main` before typer is imported.
 
 The session-start hook runs this before every agent session, so while the caches are fresh it
-imports only the standard library (json, sqlite3; help and mistakes go to the full CLI) and the
-light `context`, `scoring`, `tokens` and `clock` modules. Fresh means all of:
+imports only the standard library (json; sqlite3 only when it reads the index; help and
+mistakes go to the full CLI) and the light `context`, `memo`, `scoring`, `tokens` and `clock`
+modules. Fresh means all of:
 - the config cache (`<git dir>/loa-mem/config.json`, written by `config.load`) has the
   signature (mtime, size) of `.loa.config.yaml` as it is now;
-- every grimoire file (each category's file under storage_dir and archive_dir) has the
-  signature its row in the index's `files` table records, and no row is missing;
 - the side cache (`context.json`, written by `context_sources`) was written by this version of
-  loa-mem for this index, the events log has not grown since (a loa-mem command may have
-  created a sidecar it lists), each file it lists (grimoire files included) still has its
-  signature, it holds every agent asked for, and its shortlist of top memories still holds at
-  this time (`context.shortlist`).
+  loa-mem, the events log has not grown since (a loa-mem command may have created a sidecar it
+  lists), each file it lists (grimoire files included) still has its signature, it holds
+  every agent asked for, and its shortlist of top memories still holds at this time
+  (`memo.shortlist`).
+Then the Markdown block without --query is printed from the side cache's memo while it holds
+(`memo.holds`), without opening the index. Otherwise (JSON, --query, a memo past its span) the
+index is read, and must be fresh too: every grimoire file has the signature its row in the
+index's `files` table records, and no row is missing.
 Anything else, including any error while reading, takes the slow path: open the `Store`, which
-refreshes the index, rebuild the side cache, and build the same block.
+refreshes the index, rebuild the side cache, and build the same block. The user whose
+preferences are shown is resolved through `gitfast.cached_user_email` (`USER_CACHE`).
 """
-
 from __future__ import annotations
 
 import json
