@@ -6,8 +6,8 @@ the key order of Loa's example, because they are written to YAML as they are.
 
 from __future__ import annotations
 
+import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -80,7 +80,8 @@ def new_id(day: str) -> str:
     """A fresh id for `day` (YYYYMMDD). The random part always holds a letter, so a new id is
     never mistaken for a legacy sequence number."""
     while True:
-        part = "".join(secrets.choice(_BASE32) for _ in range(_RANDOM_PART))
+        # 256 is a multiple of 32: each byte picks one of the 32 characters with equal odds
+        part = "".join(_BASE32[byte % 32] for byte in os.urandom(_RANDOM_PART))
         if not part.isdigit():
             return f"MEM-{day}-{part}"
 
