@@ -127,6 +127,25 @@ def test_entries_remembered_join_the_shortlist_without_ranking_every_entry_again
     assert _shortlist(store)["from"] != made["from"]
 
 
+def test_entries_appended_outside_loa_mem_join_the_shortlist_too(
+        store: Path, entries: dict[str, str]) -> None:
+    context(store)
+    made = _shortlist(store)
+    with open(support.grimoire(store, "learning"), "a", encoding="utf-8") as handle:
+        for n in (1, 2):  # as a pull brings them
+            handle.write(f"- id: MEM-20260201-90{n}\n  category: learning\n  content: Pulled "
+                         f"{n}.\n  summary: Pulled {n}.\n  confidence: 0.9\n  source:\n"
+                         "    session_id: s\n    timestamp: 2026-02-01T10:00:00Z\n"
+                         "  ttl: permanent\n  expires_at: null\n  tags: []\n")
+    later = "2026-02-01T12:00:00Z"
+    warm = context(store, now=later)
+    kept = _shortlist(store)
+    assert kept["from"] == made["from"]  # taken over, not ranked anew
+    assert kept["ids"] == [*made["ids"], "MEM-20260201-901", "MEM-20260201-902"]  # type: ignore
+    assert "- MEM-20260201-902: Pulled 2. (0.9)" in warm
+    assert warm == from_scratch(store, now=later)
+
+
 def test_an_outside_edit_after_a_write_makes_the_shortlist_ranked_anew(
         cli: Cli, store: Path, entries: dict[str, str]) -> None:
     context(store)

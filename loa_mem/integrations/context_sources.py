@@ -7,6 +7,7 @@ not grimoire files, as JSON, so that the hook never parses YAML while nothing ch
      "events": [EVENTS_LOG_PATH, SIZE],                  # size when this was built
      "files": {RELATIVE_PATH: [MTIME_NS, SIZE] | null},  # every file read (null: absent),
                                                          # the grimoire files included
+     "rows": {GRIMOIRE_PATH: [ROWS, HASHED, LOW, HIGH, LAST_LINE]},  # see _fingerprints
      "side": {"pinned": [{"path", "title", "summary"}],  # .meta.yml sidecars with pin: true
               "hot": [{"path", "why", "since", "touches"}],   # hot.yml `keep`
               "agents": {NAME: {"memories": [...], "relationships": {...}}},
@@ -80,7 +81,7 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
     events = signature(str(store.top / newest))
     _write(store, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
-                   "files": files, "side": side})
+                   "files": files, "rows": _fingerprints(store), "side": side})
     return side
 
 
@@ -97,6 +98,9 @@ def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int
         recorded = previous["files"]
         added = journal.added_since(store.cache_dir, {p: recorded.get(p) for p in grimoires},
                                     grimoires)
+        if added is None and isinstance(previous.get("rows"), dict):  # a pull, an editor
+            added = _appended(store, previous["rows"],
+                              [p for p, sig in grimoires.items() if recorded.get(p) != sig])
         old = before["shortlist"]
         ids = list(dict.fromkeys([*old["ids"], *(added or [])]))
         if added is not None and len(ids) <= 2 * len(old["ids"]) + 20:
@@ -104,6 +108,39 @@ def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int
                     "until": _until_expiry(store, ids[len(old["ids"]):],
                                            old["until"])}
     return memo.shortlist(store.index.db, config, now_iso)
+
+
+_HALVES = "sum(text_hash & 4294967295), sum((text_hash >> 32) & 4294967295)"
+
+
+def _fingerprints(store: Store) -> dict[str, list[int]]:
+    """Per grimoire file in the index: [rows, rows with a text hash, the sums of the hashes'
+    two 32-bit halves, the last line of its last entry]. Appending entries leaves the first
+    four as they were for the rows up to that line."""
+    return {str(path): [int(n), int(hashed), int(low or 0), int(high or 0), int(last or 0)]
+            for path, n, hashed, low, high, last in store.index.db.execute(
+                f"SELECT path, count(*), count(text_hash), {_HALVES}, max(last_line) "
+                "FROM entries GROUP BY path")}
+
+
+def _appended(store: Store, recorded: dict[str, Any], changed: list[str]) -> list[str] | None:
+    """The ids of the entries appended to the `changed` files since their `recorded`
+    fingerprints (`_fingerprints`), when appending is all that happened to them (every entry
+    up to the recorded last line has the text it had); else None."""
+    db = store.index.db
+    added: list[str] = []
+    for path in changed:
+        n, hashed, low, high, last = recorded.get(path) or [0, 0, 0, 0, 0]
+        if hashed != n:  # an entry without a text hash cannot be vouched for
+            return None
+        now = db.execute(f"SELECT count(*), count(text_hash), {_HALVES} FROM entries "
+                         "WHERE path=? AND first_line<=?", (path, last)).fetchone()
+        if [now[0], now[1], now[2] or 0, now[3] or 0] != [n, hashed, low, high]:
+            return None
+        added.extend(str(i) for (i,) in db.execute(
+            "SELECT id FROM entries WHERE path=? AND first_line>? ORDER BY first_line",
+            (path, last)))
+    return added
 
 
 def _until_expiry(store: Store, ids: list[str], until: float | None) -> float | None:
