@@ -45,8 +45,10 @@ def working_set_dir(config: dict[str, Any]) -> str:
     return str(section.get("dir") or "grimoires/loa/working-set")
 
 
-def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
-    """Read the side files again, write the cache, and return its `side` part."""
+def refresh(store: Store, agents: tuple[str, ...], memo_ok: bool = True) -> dict[str, Any]:
+    """Read the side files again, write the cache, and return its `side` part. No memo when
+    not `memo_ok` (a grimoire file could not be read: the block must keep naming it, which
+    only the slow path does, and the fast path takes it while the index lacks that file)."""
     top = str(store.top)
     config = store.config.data
     previous = _previous(store)
@@ -75,7 +77,7 @@ def refresh(store: Store, agents: tuple[str, ...]) -> dict[str, Any]:
         files[grimoire.path] = signature(str(store.top / grimoire.path))
     now_iso = clock.now_iso()
     side["shortlist"] = _shortlist(store, previous, files, now_iso)
-    side["memo"] = context.make_memo(store.index.db, config, side, now_iso)
+    side["memo"] = context.make_memo(store.index.db, config, side, now_iso) if memo_ok else None
     schema = store.index.schema_version()
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
     events = signature(str(store.top / newest))
@@ -283,7 +285,7 @@ def slow_block(root: str | None, options: context.Options) -> context.Block:
             store.forget_file(path)
         store._refresh_events()
         try:
-            side = refresh(store, options.agents)
+            side = refresh(store, options.agents, memo_ok=not warnings)
         except LoaMemError as error:
             warnings.append(error.one_line())
             side = {}
