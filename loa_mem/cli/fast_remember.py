@@ -56,33 +56,45 @@ def main(argv: list[str], fallback: Callable[[list[str]], int]) -> int:
     return code
 
 
-def quick_parse(argv: list[str]) -> dict[str, object] | None:
-    """The options as keywords of the Typer command, or None when the Typer path must parse."""
+class Given:
+    """The command line as the Typer command's parameters would hold it."""
+
+    __slots__ = ("confidence", "flags", "lists", "values")
+
+    def __init__(self) -> None:
+        self.values: dict[str, str] = {}
+        self.lists: dict[str, list[str]] = {key: [] for key in _REPEATED}
+        self.flags: set[str] = set()
+        self.confidence: float | None = None
+
+
+def quick_parse(argv: list[str]) -> Given | None:
+    """The options as the Typer command reads them, or None when the Typer path must parse."""
     if _undecodable(argv):
         return None
-    given: dict[str, object] = {"tag": [], "related": []}
+    given = Given()
     positional: list[str] = []
     rest = iter(argv)
     for arg in rest:
         if arg in _FLAGS:
-            given[_FLAGS[arg]] = True
+            given.flags.add(_FLAGS[arg])
         elif arg == "-":
             return None  # content from stdin
         elif not arg.startswith("-"):
             positional.append(arg)
         elif not _take(given, arg, rest):
             return None
-    if len(positional) != 1 or "category" not in given:
+    if len(positional) != 1 or "category" not in given.values:
         return None
-    if "session" not in given and "LOA_MEM_SESSION" in os.environ:
+    if "session" not in given.values and "LOA_MEM_SESSION" in os.environ:
         if not os.environ["LOA_MEM_SESSION"]:
             return None  # how an empty variable counts is the Typer option's to say
-        given["session"] = os.environ["LOA_MEM_SESSION"]
-    given["content"] = positional[0]
+        given.values["session"] = os.environ["LOA_MEM_SESSION"]
+    given.values["content"] = positional[0]
     return _typed(given)
 
 
-def _take(given: dict[str, object], arg: str, rest: Iterator[str]) -> bool:
+def _take(given: Given, arg: str, rest: Iterator[str]) -> bool:
     """One valued option (`--name value`, `--name=value`, `-c value`) into `given`."""
     name, equals, value = arg.partition("=")
     if name not in _VALUED or (equals and not name.startswith("--")):
@@ -90,25 +102,25 @@ def _take(given: dict[str, object], arg: str, rest: Iterator[str]) -> bool:
     if not equals:
         value = next(rest, "-")
     key = _VALUED[name]
-    if value.startswith("-") or (key in given and key not in _REPEATED):
+    if value.startswith("-") or key in given.values:
         return False
-    if key in _REPEATED:
-        given[key].append(value)  # type: ignore[attr-defined]
+    if key in given.lists:
+        given.lists[key].append(value)
     else:
-        given[key] = value
+        given.values[key] = value
     return True
 
 
-def _typed(given: dict[str, object]) -> dict[str, object] | None:
+def _typed(given: Given) -> Given | None:
     from loa_mem.core import flagvalues
 
-    if "confidence" in given:
+    if "confidence" in given.values:
         try:
-            given["confidence"] = flagvalues.confidence(str(given["confidence"]))
+            given.confidence = flagvalues.confidence(given.values["confidence"])
         except ValueError:
             return None  # a usage error, worded by the Typer option
-    if "ttl" in given:
-        given["ttl"] = flagvalues.ttl(str(given["ttl"]))
+    if "ttl" in given.values:
+        given.values["ttl"] = flagvalues.ttl(given.values["ttl"])
     return given
 
 
@@ -118,7 +130,7 @@ def _undecodable(argv: list[str]) -> bool:
     return any("\ud800" <= c <= "\udfff" for text in texts for c in text)
 
 
-def _remember(given: dict[str, object]) -> int:
+def _remember(given: Given) -> int:
     from loa_mem.cli.memory_views import remembered
     from loa_mem.cli.render import emit
     from loa_mem.core import events
@@ -126,21 +138,15 @@ def _remember(given: dict[str, object]) -> int:
     from loa_mem.memory.commands.remember import remember
     from loa_mem.memory.store import Store
 
-    def text(key: str) -> str | None:
-        value = given.get(key)
-        return None if value is None else str(value)
-
-    confidence = given.get("confidence")
+    text = given.values.get
     request = model.NewEntry(
-        content=str(given["content"]), category=str(given["category"]), summary=text("summary"),
-        confidence=float(confidence) if isinstance(confidence, float) else None,
-        tags=tuple(given["tag"]), ttl=text("ttl"),  # type: ignore[arg-type]
-        session=text("session"), agent=text("agent"), phase=text("phase"), file_path=text("file"),
-        line_range=text("lines"), related=tuple(given["related"]))  # type: ignore[arg-type]
-    agent = text("agent")
+        content=given.values["content"], category=given.values["category"],
+        summary=text("summary"), confidence=given.confidence, tags=tuple(given.lists["tag"]),
+        ttl=text("ttl"), session=text("session"), agent=text("agent"), phase=text("phase"),
+        file_path=text("file"), line_range=text("lines"), related=tuple(given.lists["related"]))
     store = Store.open(text("root"))
-    result = remember(store, request, events.actor(agent), not given.get("no_commit"))
-    emit(result, bool(given.get("as_json")), remembered)
+    result = remember(store, request, events.actor(text("agent")), "no_commit" not in given.flags)
+    emit(result, "as_json" in given.flags, remembered)
     sys.stdout.flush()
     return 0
 
