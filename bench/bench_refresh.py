@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bench import LOA_MEM, NOW, ROOT, WORDS
@@ -84,25 +85,26 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def after(root: Path, runs: int, change: object, command: list[str]) -> float:
-    """Median time of `command` run right after `change(root, rng)`."""
+def after(root: Path, runs: int, change: object, command: Callable[[int], list[str]]) -> float:
+    """Median time of `command(i)` run right after `change(root, rng)`, for i in range(runs):
+    the queries of the warm recall, so that the two medians compare the same work."""
     rng = random.Random(runs)
     times = []
-    for _ in range(runs):
+    for i in range(runs):
         change(root, rng)  # type: ignore[operator]
-        times.append(run(command, root)[0])
+        times.append(run(command(i), root)[0])
     return median(times)
 
 
 def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, str, str]]:
     run([LOA_MEM, "recall", "warm"], root)
     warm = median([run(query(i), root)[0] for i in range(runs)])
-    pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng), query(1))
-    edited = after(root, runs, outside_edit, query(2))
+    pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng), query)
+    edited = after(root, runs, outside_edit, query)
     run([LOA_MEM, "context"], root)
     context = median([run([LOA_MEM, "context"], root)[0] for _ in range(runs)])
     context_pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng),
-                           [LOA_MEM, "context"])
+                           lambda i: [LOA_MEM, "context"])
     git(root, "commit", "-qam", "edits", "--allow-empty")
     clone = where / f"clone-{size}"
     git(where, "clone", "-q", str(root), str(clone))
