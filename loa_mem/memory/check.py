@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from loa_mem.core import clock, sensitive
+from loa_mem.core import clock
 from loa_mem.memory import checkcache
 from loa_mem.memory import rules as model
 from loa_mem.memory.files import GrimoireFile
@@ -28,6 +28,8 @@ def schema_problems(run: Run, seen: Seen, path: str) -> None:
 
 
 def entry_rules(run: Run, seen: Seen, path: str) -> None:
+    from loa_mem.core import sensitive  # its patterns are compiled only when an entry is checked
+
     data, grimoire = seen.data, seen.grimoire
     category = data.get("category")
     if category in model.CATEGORIES and category != grimoire.category:

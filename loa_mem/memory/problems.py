@@ -7,7 +7,6 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from loa_mem.core import sensitive
 from loa_mem.memory.files import GrimoireFile
 from loa_mem.memory.index import Row
 
@@ -32,6 +31,8 @@ class Problem:
 def secret_problems(rel: str, lines: list[str], data: Any) -> Iterator[Problem]:
     """Every text of a hand-edited file that holds a secret or personal data, by its line; the
     message names the field and the kind, never the text."""
+    from loa_mem.core import sensitive  # compiled only when a file is scanned
+
     for dotted, value, kinds in sensitive.found_in(data):
         first = value.splitlines()[0][:40] if value.strip() else value
         line = next((n + 1 for n, text in enumerate(lines) if first and first in text), 1)
