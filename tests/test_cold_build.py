@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -154,3 +155,32 @@ def test_first_commands_started_together_in_a_fresh_clone_agree(
         (facts[1],)}
     assert ids(clone, "deploys") == [facts[4]]
     full_text_whole(clone)
+
+
+@pytest.mark.parametrize("odd", [False, True])
+def test_a_large_file_read_in_parts_gives_every_entry_its_lines(
+        cli: Cli, store: Path, odd: bool) -> None:
+    ids_in_order = [f"MEM-20260201-{n:08d}" for n in range(2000)]
+    items = [f"- id: {memory_id}\n  category: fact\n  content: Zebra note {n} on a large "
+             f"file, long enough to fill the part of a file that one process reads.\n"
+             f"  confidence: 0.9\n  source:\n    session_id: s\n"
+             f"    timestamp: 2026-02-01T10:00:00Z\n  ttl: permanent\n  expires_at: null\n"
+             f"  tags: [zebra]\n" for n, memory_id in enumerate(ids_in_order)]
+    if odd:  # a hand edit the fast reader leaves to the full parser
+        head, _, rest = items[1500].partition("  content: ")
+        items[1500] = head + '  content: "Zebra note 1500, quoted."\n' + rest.split("\n", 1)[1]
+    text = "".join(items)
+    assert len(text) > 2 * 256 * 1024
+    (store / FACTS).write_text(text, encoding="utf-8")
+    (cache(store) / "index.sqlite3").unlink(missing_ok=True)
+
+    done = run_loa_mem(store, "recall", "zebra", "--limit", "5000", "--json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    found = {r["id"]: r for r in json.loads(done.stdout)["results"]}
+    lines = text.split("\n")
+    expected = {line[len("- id: "):]: number for number, line in enumerate(lines, start=1)
+                if line.startswith("- id: ")}
+    assert {memory_id: r["line"] for memory_id, r in found.items()} == expected
+    assert found[ids_in_order[1500]]["content"].startswith(
+        "Zebra note 1500, quoted." if odd else "Zebra note 1500 on")
+    full_text_whole(store)
