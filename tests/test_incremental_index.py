@@ -8,6 +8,7 @@ Each check compares what recall and show print with what they print after the in
 
 from __future__ import annotations
 
+import itertools
 import json
 import shutil
 from pathlib import Path
@@ -217,6 +218,7 @@ def cold_copy_view(store: Path, where: Path) -> dict[str, Any]:
     return view(Cli(copy))
 
 
+EXAMPLES = itertools.count()
 PULLS = st.lists(st.tuples(st.sampled_from(["pull", "pull", "comment", "continue", "edit",
                                             "remember", "nothing"]), st.integers(0, 40)),
                  min_size=2, max_size=6)
@@ -234,6 +236,8 @@ def test_pull_after_pull_reads_as_a_cold_build(
     where = tmp_path_factory.mktemp("copies")
     path = store / FACTS
     git(store, "checkout", "-q", "--", FACTS)
+    # the store outlives one example and a remember is committed: the text must be new
+    example = next(EXAMPLES)
     view(cli)
     for number, (kind, at) in enumerate(steps):
         text = path.read_text(encoding="utf-8")
@@ -249,7 +253,7 @@ def test_pull_after_pull_reads_as_a_cold_build(
             text = text.replace("about", "ABOUT", 1) + entry_text(
                 outside_id(100 * number + at), f"Edited then pulled {at}.")
         elif kind == "remember":
-            support.remember(cli, f"Remembered {number} {at} about kafka.", "fact")
+            support.remember(cli, f"Remembered {example} {number} {at} about kafka.", "fact")
             text = path.read_text(encoding="utf-8")
         path.write_text(text, encoding="utf-8")
         assert view(cli) == cold_copy_view(store, where)

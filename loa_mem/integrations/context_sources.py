@@ -112,36 +112,26 @@ def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int
     return memo.shortlist(store.index.db, config, now_iso)
 
 
-_HALVES = "sum(text_hash & 4294967295), sum((text_hash >> 32) & 4294967295)"
-
-
 def _fingerprints(store: Store) -> dict[str, list[int]]:
-    """Per grimoire file in the index: [rows, rows with a text hash, the sums of the hashes'
-    two 32-bit halves, the last line of its last entry]. Appending entries leaves the first
-    four as they were for the rows up to that line."""
-    return {str(path): [int(n), int(hashed), int(low or 0), int(high or 0), int(last or 0)]
-            for path, n, hashed, low, high, last in store.index.db.execute(
-                f"SELECT path, count(*), count(text_hash), {_HALVES}, max(last_line) "
-                "FROM entries GROUP BY path")}
+    """Per grimoire file in the index: its `Index.fingerprints` and the last line of its last
+    entry."""
+    lasts = store.index.last_lines()
+    return {path: [*prints, lasts.get(path, 0)]
+            for path, prints in store.index.fingerprints().items()}
 
 
 def _appended(store: Store, recorded: dict[str, Any], changed: list[str]) -> list[str] | None:
     """The ids of the entries appended to the `changed` files since their `recorded`
     fingerprints (`_fingerprints`), when appending is all that happened to them (every entry
     up to the recorded last line has the text it had); else None."""
-    db = store.index.db
     added: list[str] = []
     for path in changed:
         n, hashed, low, high, last = recorded.get(path) or [0, 0, 0, 0, 0]
         if hashed != n:  # an entry without a text hash cannot be vouched for
             return None
-        now = db.execute(f"SELECT count(*), count(text_hash), {_HALVES} FROM entries "
-                         "WHERE path=? AND first_line<=?", (path, last)).fetchone()
-        if [now[0], now[1], now[2] or 0, now[3] or 0] != [n, hashed, low, high]:
+        if store.index.fingerprints({path: last}).get(path) != [n, hashed, low, high]:
             return None
-        added.extend(str(i) for (i,) in db.execute(
-            "SELECT id FROM entries WHERE path=? AND first_line>? ORDER BY first_line",
-            (path, last)))
+        added.extend(store.index.ids_after(path, last))
     return added
 
 
@@ -149,11 +139,8 @@ def _until_expiry(store: Store, ids: list[str], until: float | None) -> float | 
     """`until`, or the first expiry among `ids` when sooner (the shortlist's span ends there)."""
     if not ids:
         return until
-    marks = ",".join("?" * len(ids))
-    for (expires,) in store.index.db.execute(
-            f"SELECT expires_at FROM entries WHERE id IN ({marks}) AND expires_at IS NOT NULL",
-            ids):
-        at = clock.parse(str(expires)).timestamp()
+    for expires in store.index.expiries(ids):
+        at = clock.parse(expires).timestamp()
         until = at if until is None else min(until, at)
     return until
 

@@ -293,6 +293,50 @@ class Index:
         ).fetchone()
         return str(row[0]) if row else None
 
+    # -- what readers record about files -----------------------------------------------
+    def meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
+
+    def fingerprints(self, up_to: dict[str, int] | None = None) -> dict[str, list[int]]:
+        """Per grimoire file: [rows, rows with a text hash, the sums of the hashes' two 32-bit
+        halves]; with `up_to`, only the files named there and their rows starting at or before
+        that line. Appending entries leaves a file's fingerprint up to its old last line as it
+        was."""
+        halves = "sum(text_hash & 4294967295), sum((text_hash >> 32) & 4294967295)"
+        rows: Iterable[tuple[Any, ...]]
+        if up_to is None:
+            rows = self.db.execute(f"SELECT path, count(*), count(text_hash), {halves} "
+                                   "FROM entries GROUP BY path")
+        else:
+            rows = (self.db.execute(f"SELECT ?, count(*), count(text_hash), {halves} FROM "
+                                    "entries WHERE path=? AND first_line<=?",
+                                    (path, path, last)).fetchone()
+                    for path, last in up_to.items())
+        return {str(path): [int(n), int(hashed), int(low or 0), int(high or 0)]
+                for path, n, hashed, low, high in rows}
+
+    def last_lines(self) -> dict[str, int]:
+        """Per grimoire file, the last line of its last entry."""
+        return {str(path): int(last or 0) for path, last in self.db.execute(
+            "SELECT path, max(last_line) FROM entries GROUP BY path")}
+
+    def ids_after(self, path: str, line: int) -> list[str]:
+        """The ids of the entries of `path` that start after `line`, in file order."""
+        return [str(i) for (i,) in self.db.execute(
+            "SELECT id FROM entries WHERE path=? AND first_line>? ORDER BY first_line",
+            (path, line))]
+
+    def expiries(self, ids: list[str]) -> list[str]:
+        """The expiry times set on the entries `ids`."""
+        marks = ",".join("?" * len(ids))
+        return [str(e) for (e,) in self.db.execute(
+            f"SELECT expires_at FROM entries WHERE id IN ({marks}) AND expires_at IS NOT NULL",
+            ids)]
+
     # -- events -------------------------------------------------------------------------
     def events_state(self, path: str) -> tuple[int, str]:
         row = self.db.execute("SELECT offset, tail FROM events_state WHERE path=?",

@@ -80,8 +80,7 @@ def refresh(index: Index, path: str, in_archive: bool, text: str,
         whole = blake2b(encoded, digest_size=16)
     if signature is not None:
         value = {"signature": list(signature), "size": len(encoded), "hash": whole.hexdigest()}
-        index.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)",
-                         (_KEY + path, json.dumps(value)))
+        index.set_meta(_KEY + path, json.dumps(value))
     return True
 
 
@@ -90,10 +89,10 @@ _KEY = "reread:"
 
 def _record(index: Index, path: str) -> dict[str, object] | None:
     """The hash recorded when `path` was last caught up, if its rows still are that text."""
-    row = index.db.execute("SELECT value FROM meta WHERE key=?", (_KEY + path,)).fetchone()
-    if row is None:
+    stored = index.meta(_KEY + path)
+    if stored is None:
         return None
-    record: dict[str, object] = json.loads(row[0])
+    record: dict[str, object] = json.loads(stored)
     signature = index.signature(path)
     return record if signature and list(signature) == record.get("signature") else None
 
