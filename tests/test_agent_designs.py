@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from loa_mem.agents import mdan
-from loa_mem.core import yamlio
+from loa_mem.core import yamledit, yamlio
 from tests import support
 from tests.agent_support import AGENTS, STATE, rel, session, sidecar
 from tests.conftest import Cli
@@ -189,7 +189,7 @@ def test_mdan_format_round_trips_through_a_stored_sidecar(data: dict[str, Any]) 
     parsed = mdan.parse(json.dumps(data), "x.sidecar.json")
     stored = mdan.to_sidecar(parsed, data["agent"], "2026-02-01T10:30:00Z")
     # through the YAML file the sidecar is stored as, and back
-    reloaded = yamlio.load(yamlio.round_trip_dump(stored), rel(data["agent"]))
+    reloaded = yamlio.load(yamledit.round_trip_dump(stored), rel(data["agent"]))
     assert mdan.from_sidecar(reloaded) == data
 
 

@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.context import block as context
-from loa_mem.core import clock, yamlio
+from loa_mem.core import clock, yamledit, yamlio
 from loa_mem.core.errors import InvalidFile, Refused
 
 if TYPE_CHECKING:
@@ -91,7 +91,7 @@ def load_sidecar(store: Store, agent: str) -> dict[str, Any] | None:
 
 def round_trip_mapping(rel: str, text: str) -> dict[str, Any]:
     """A sidecar's text as a ruamel round-trip mapping (comments kept for writing it back)."""
-    return _mapping(yamlio.round_trip_load(text, rel), rel)
+    return _mapping(yamledit.round_trip_load(text, rel), rel)
 
 
 def read_sidecar(store: Store, agent: str) -> dict[str, Any] | None:
@@ -114,12 +114,12 @@ def new_sidecar(agent: str, now_iso: str) -> dict[str, Any]:
 def put_sidecar(txn: Transaction, store: Store, agent: str, data: dict[str, Any]) -> None:
     """Write `data` (as loaded by `load_sidecar`, or `new_sidecar`, changed in place) with the
     transaction: comments and key order of a loaded sidecar survive."""
-    txn.put(sidecar_rel(store, agent), yamlio.round_trip_dump(data))
+    txn.put(sidecar_rel(store, agent), yamledit.round_trip_dump(data))
 
 
 def plain(value: Any) -> Any:
     """Plain dicts, lists and scalars from a round-trip document; timestamps as ISO text."""
-    return yamlio.plain(value, _iso)
+    return yamledit.plain(value, _iso)
 
 
 def _iso(value: datetime) -> str:

@@ -2,8 +2,9 @@
 
 Reading uses PyYAML's libyaml loader (about 5x faster than a ruamel round-trip load) and records
 where each top-level entry sits in the file, so that a write can replace the lines of only the
-entries it changes. Editing an entry uses a ruamel.yaml round-trip of that entry's lines alone, so
-comments, key order and quoting survive everywhere, including inside the edited entry.
+entries it changes. Editing an entry is `yamledit`'s: a ruamel.yaml round-trip of that entry's
+lines alone, so comments, key order and quoting survive everywhere, including inside the edited
+entry.
 
 Timestamps are read as plain strings (the ISO text people wrote), never as datetime objects.
 """
@@ -14,7 +15,6 @@ import gc
 import os
 import re
 from collections.abc import Callable, Iterator
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -357,7 +357,7 @@ def dump_item(data: dict[str, Any], indent: int = 0) -> str:
         [data], Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
         default_flow_style=False,
     )
-    return _shift(text, indent)
+    return shift(text, indent)
 
 
 def dump(data: Any) -> str:
@@ -369,142 +369,12 @@ def dump(data: Any) -> str:
     return text
 
 
-def _shift(text: str, indent: int) -> str:
+def shift(text: str, indent: int) -> str:
+    """`text` with every non-blank line indented by `indent` spaces."""
     if indent <= 0:
         return text
     pad = " " * indent
     return "".join(pad + line if line.strip() else line for line in text.splitlines(True))
-
-
-def _unshift(text: str, indent: int) -> str:
-    if indent <= 0:
-        return text
-    return "".join(line[indent:] if line[:indent].isspace() else line
-                   for line in text.splitlines(True))
-
-
-def _round_trip() -> Any:
-    from ruamel.yaml import YAML
-
-    rt = YAML(typ="rt")
-    rt.preserve_quotes = True
-    rt.width = 4096
-    rt.indent(mapping=2, sequence=2, offset=0)
-    rt.representer.add_representer(type(None), _represent_null)
-    return rt
-
-
-def _represent_null(representer: Any, _: None) -> Any:
-    return representer.represent_scalar("tag:yaml.org,2002:null", "null")
-
-
-def _nested_indents(lines: list[str]) -> tuple[int, int, int]:
-    """(mapping, sequence, offset) indents of the block collections under the item's keys, as
-    written (ruamel applies one setting to a whole document, so it is read from the item)."""
-    import itertools
-    import re
-
-    mapping, sequence, offset = 2, 2, 0
-    found_map = found_seq = False
-    body = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
-    scalar_at = -1  # the column of a key whose block scalar (| or >) is being skipped
-    for line, following in itertools.pairwise(body):
-        column = len(line) - len(line.lstrip())
-        if scalar_at >= 0 and column > scalar_at:
-            continue
-        head = line.split("#", 1)[0].rstrip()
-        scalar_at = column if re.search(r":\s*[|>][-+0-9]*$", head) else -1
-        if not head.endswith(":"):
-            continue
-        inner = len(following) - len(following.lstrip())
-        if inner <= column:
-            continue
-        stripped = following.lstrip()
-        if stripped.startswith("- ") and not found_seq:
-            after = len(stripped) - len(stripped[1:].lstrip()) - 1
-            offset, sequence, found_seq = inner - column, inner - column + 1 + after, True
-        elif not stripped.startswith("-") and not found_map:
-            mapping, found_map = inner - column, True
-    return mapping, max(sequence, offset + 2), offset
-
-
-def edit_item(item_text: str, indent: int, change: Callable[[Any], None]) -> str:
-    """Round-trip one list item's lines through ruamel, apply `change` to its mapping, and
-    return the new lines. Comments, quoting and the item's own indentation survive, so only the
-    lines the change is about differ."""
-    import io
-    import re
-
-    text = _unshift(item_text, indent)
-    lines = text.splitlines(keepends=True)
-    lead = re.match(r"-[ ]+(?=[^\s#])", lines[0]) if lines else None
-    if lead is None:  # an unusual item ("-" alone on its line): ruamel's default layout
-        rt = _round_trip()
-        document = rt.load(text)
-        change(document[0])
-        out = io.StringIO()
-        rt.dump(document, out)
-        return _shift(out.getvalue(), indent)
-    column = lead.end()
-    body = [lines[0][column:]] + [line[column:] if line[:column].isspace() else line.lstrip(" ")
-                                  for line in lines[1:]]
-    rt = _round_trip()
-    mapping, sequence, offset = _nested_indents(body)
-    rt.indent(mapping=mapping, sequence=sequence, offset=offset)
-    document = rt.load("".join(body))
-    change(document)
-    out = io.StringIO()
-    rt.dump(document, out)
-    dumped = out.getvalue().splitlines(keepends=True)
-    pad = " " * column
-    rebuilt = [lines[0][:column] + dumped[0]] + [pad + line if line.strip() else line
-                                                 for line in dumped[1:]]
-    return _shift("".join(rebuilt), indent)
-
-
-def plain(value: Any, timestamps: Callable[[datetime], str] | None = None) -> Any:
-    """Plain dicts, lists and scalars from a round-trip document (for comparisons, JSON):
-    ruamel's scalar types become int, float and str; timestamps become `timestamps(value)` when
-    given, else their text."""
-    if isinstance(value, dict):
-        return {str(k): plain(v, timestamps) for k, v in value.items()}
-    if isinstance(value, list):
-        return [plain(v, timestamps) for v in value]
-    if timestamps is not None and isinstance(value, datetime):
-        return timestamps(value)
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, float):
-        return float(value)
-    return str(value)
-
-
-def round_trip_load(text: str, path: str) -> Any:
-    """Load a whole small document (a manifest, a sidecar) keeping its comments, key order and
-    quoting, to be changed in place and written back with `round_trip_dump`."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    load(text, path)  # the same syntax errors, and aliases bounded, before ruamel builds it
-    try:
-        return _round_trip().load(text)
-    except MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        raise InvalidFile(path, line, column,
-                          f"YAML does not parse: {error.problem or error}") from None
-    except YAMLError as error:
-        raise InvalidFile(path, 1, 1, f"YAML does not parse: {error}") from None
-
-
-def round_trip_dump(data: Any) -> str:
-    """Render a document loaded by `round_trip_load` (comments and quoting as they were)."""
-    import io
-
-    out = io.StringIO()
-    _round_trip().dump(data, out)
-    return out.getvalue()
 
 
 def append_fields(item_text: str, data: dict[str, Any], fields: dict[str, Any]) -> str | None:

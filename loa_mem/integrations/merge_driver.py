@@ -157,20 +157,20 @@ def _merge_sidecar_files(texts: tuple[str, str, str], path: str) -> str | None:
     """An agent's sidecar changed on both branches, merged by memory (see `agents.merge`);
     None when a version does not parse (git's line merge then shows both)."""
     from loa_mem.agents.merge import merge_sidecar
-    from loa_mem.core import yamlio
+    from loa_mem.core import yamledit, yamlio
 
     try:
         base, ours, theirs = (yamlio.load(t, path) if t.strip() else {} for t in texts)
         if not all(isinstance(v, dict) for v in (base, ours, theirs)):
             return None
         merged = merge_sidecar(base, ours, theirs)
-        document = yamlio.round_trip_load(texts[1], path)
+        document = yamledit.round_trip_load(texts[1], path)
         for key in [k for k in document if k not in merged]:
             del document[key]
         for key, value in merged.items():
-            if yamlio.plain(document.get(key)) != value:
+            if yamledit.plain(document.get(key)) != value:
                 document[key] = value
-        return str(yamlio.round_trip_dump(document))
+        return str(yamledit.round_trip_dump(document))
     except LoaMemError:
         return None
 

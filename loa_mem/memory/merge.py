@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem.core import yamlio
+from loa_mem.core import yamledit, yamlio
 from loa_mem.core.errors import InvalidFile
 from loa_mem.core.located import Located
 from loa_mem.memory import rules as model
@@ -347,9 +347,9 @@ def _rewrite(span: str, indent: int, merged: dict[str, Any]) -> str:
         for key in [k for k in mapping if k not in merged]:
             del mapping[key]
         for key, value in merged.items():
-            if yamlio.plain(mapping.get(key, _MISSING)) != value:
+            if yamledit.plain(mapping.get(key, _MISSING)) != value:
                 mapping[key] = value
-    return yamlio.edit_item(span, indent, apply)
+    return yamledit.edit_item(span, indent, apply)
 
 
 def _reindent(text: str, indent: int) -> str:

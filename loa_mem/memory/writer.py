@@ -128,9 +128,9 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         if row.rowid in plan.removals:
             new_lines: list[str] = []
         else:
-            from loa_mem.core import yamlio
+            from loa_mem.core import yamledit
 
-            edited = yamlio.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
+            edited = yamledit.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
             new_lines = edited.splitlines(keepends=True)
         result.edits.append((span, "".join(new_lines)))
         lines[row.first_line - 1:row.last_line] = new_lines

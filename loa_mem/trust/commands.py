@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, yamlio
+from loa_mem.core import clock, yamledit
 from loa_mem.core.errors import InvalidFile, NotFound, Refused
 from loa_mem.trust import advocate, regret, rules
 
@@ -29,7 +29,7 @@ def settings(store: Any) -> rules.Settings:
 
 def plain(value: Any) -> Any:
     """A plain copy of a loaded block (round-trip types, timestamps as ISO strings)."""
-    return yamlio.plain(value, _iso)
+    return yamledit.plain(value, _iso)
 
 
 def _iso(value: datetime) -> str:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import tokens, yamlio
+from loa_mem.core import tokens, yamledit, yamlio
 from loa_mem.core.errors import InvalidFile, Refused
 from loa_mem.workingset import rules
 from loa_mem.workingset.rules import PROTOCOL, glob_match
@@ -153,7 +153,7 @@ def _read_doc(top: Path, rel: str, key: str) -> tuple[Any, bool]:
     except UnicodeDecodeError:
         raise InvalidFile(rel, 1, 1, "not UTF-8 text") from None
     commented = "#" in text
-    data = yamlio.round_trip_load(text, rel) if commented else yamlio.load(text, rel)
+    data = yamledit.round_trip_load(text, rel) if commented else yamlio.load(text, rel)
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -271,7 +271,7 @@ def _drop(items: list[Any], by_path: dict[str, Any], path: str) -> bool:
 
 def _dump(doc: Any, round_trip: bool, key: str) -> str:
     if round_trip:
-        return yamlio.round_trip_dump(doc)
+        return yamledit.round_trip_dump(doc)
     ordered = {"protocol": doc.get("protocol") or PROTOCOL, "updated": doc.get("updated")}
     if key == "keep":
         ordered["turn"] = doc.get("turn") or 0

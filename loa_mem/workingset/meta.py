@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, yamlio
+from loa_mem.core import clock, yamledit, yamlio
 from loa_mem.core.errors import InvalidFile, Refused
 from loa_mem.workingset.manifests import SIDECAR_SUFFIX
 
@@ -90,7 +90,7 @@ class Sidecar:
 
     def text(self) -> str:
         if self.round_trip:
-            return yamlio.round_trip_dump(self.doc)
+            return yamledit.round_trip_dump(self.doc)
         return yamlio.dump(dict(self.doc))
 
 
@@ -104,7 +104,7 @@ def load(top: Path, rel: str) -> Sidecar | None:
     except UnicodeDecodeError:
         raise InvalidFile(path, 1, 1, "not UTF-8 text") from None
     commented = "#" in text
-    doc = yamlio.round_trip_load(text, path) if commented else yamlio.load(text, path)
+    doc = yamledit.round_trip_load(text, path) if commented else yamlio.load(text, path)
     if doc is None:
         doc = {}
     if not isinstance(doc, dict):

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, yamlio
+from loa_mem.core import clock, yamledit
 from loa_mem.core.errors import NothingToDo, Refused
 from loa_mem.workingset import manifests as ws
 from loa_mem.workingset import meta
@@ -45,7 +45,7 @@ def _shown(store: Any, s: ws.Settings, sidecar: meta.Sidecar, changed: list[str]
     manifests = manifests or ws.Manifests(store, s)
     value, factors = ws.hotness(manifests, sidecar.rel, sidecar.pinned)
     return MetaShown(sidecar.rel, sidecar.path, sidecar.exists or bool(changed),
-                     yamlio.plain(sidecar.doc), value, factors, changed, commit)
+                     yamledit.plain(sidecar.doc), value, factors, changed, commit)
 
 
 def _archived(store: Any, given: str) -> meta.Sidecar | None:
@@ -99,13 +99,13 @@ def set_fields(store: Any, given: str, assignments: list[str], actor: str,
         del txn
         changed = []
         for key, value in parsed:
-            before = yamlio.plain(sidecar.doc)
+            before = yamledit.plain(sidecar.doc)
             meta.apply_assignment(sidecar, key, value)
-            if yamlio.plain(sidecar.doc) != before:
+            if yamledit.plain(sidecar.doc) != before:
                 changed.append(key)
             if key == "pin" and value:
                 _join(manifests, rel)
-        found = schemacheck.problems("meta.schema.json", yamlio.plain(sidecar.doc))
+        found = schemacheck.problems("meta.schema.json", yamledit.plain(sidecar.doc))
         if found:
             raise Refused(f"{sidecar.path}: {found[0].dotted}: {found[0].message}",
                           "nothing was written")

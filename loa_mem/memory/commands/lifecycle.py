@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem.core import clock, git, textfile, yamlio
+from loa_mem.core import clock, git, textfile, yamledit, yamlio
 from loa_mem.core.errors import NotFound, NothingToDo, Refused
 from loa_mem.core.sensitive import refuse_sensitive
 from loa_mem.memory import rules as model
@@ -51,7 +51,7 @@ def _archived_copy(store: Store, row: Row, reason: str, when: str,
         mapping["archived"] = True
         mapping["archived_at"] = when
         mapping["archive_reason"] = reason
-    return yamlio.edit_item(text, indent, mark)
+    return yamledit.edit_item(text, indent, mark)
 
 
 def _append_archive_fields(text: str, data: dict[str, Any], reason: str,
@@ -166,7 +166,7 @@ def restore(store: Store, memory_id: str, actor: str, commit: bool = True) -> Ch
         if rows:
             row = store.entry(memory_id)
             indent, _ = store.index.layout(row.path)
-            text = yamlio.edit_item(span_text(store, row), indent, _unarchive)
+            text = yamledit.edit_item(span_text(store, row), indent, _unarchive)
             category = str(row.data.get("category"))
             txn.remove(row)
             origin = f"{row.path}"
