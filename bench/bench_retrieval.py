@@ -53,11 +53,38 @@ def _quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _entry(n: int, category: str, content: str) -> str:
+def _entry(n: int, category: str, content: str, source: tuple[str, str]) -> str:
     return (f"- id: MEM-20261101-{n:05d}\n  category: {category}\n"
             f"  content: {_quote(content)}\n  confidence: 0.95\n"
-            f"  source:\n    session_id: bench\n    timestamp: 2026-11-01T10:00:00Z\n"
+            f"  source:\n    session_id: {source[0]}\n    timestamp: {source[1]}\n"
             f"  ttl: permanent\n  expires_at: null\n  tags: []\n")
+
+
+def _sources(size: int, provenance: str) -> list[tuple[str, str]]:
+    """Each row's (session id, timestamp). `sessions`, as remember records them when agents
+    write: the team memories in sessions of 5, each conversation one session, the distractors
+    in sessions of 10; a minute between a session's entries; sessions starting every 10
+    minutes in shuffled order over one day, so they overlap in time and recency barely
+    differs. `none`: one session and one timestamp for every entry."""
+    if provenance == "none":
+        return [("bench", "2026-11-01T10:00:00Z")] * size
+    labelled, _ = _rows()
+    team = len(SET)
+    groups = [list(range(n, min(n + 5, team))) for n in range(0, team, 5)]
+    start = team
+    for _, turns in CONVERSATIONS:
+        groups.append(list(range(start, start + len(turns))))
+        start += len(turns)
+    groups += [list(range(n, min(n + 10, size))) for n in range(len(labelled), size, 10)]
+    slots = list(range(len(groups)))
+    random.Random(11).shuffle(slots)
+    found: list[tuple[str, str]] = [("", "")] * size
+    for number, (slot, rows) in enumerate(zip(slots, groups, strict=True)):
+        for turn, row in enumerate(rows):
+            day, minute = divmod(slot * 10 + turn, 1440)
+            stamp = f"2026-11-{1 + day:02d}T{minute // 60:02d}:{minute % 60:02d}:00Z"
+            found[row] = (f"session-{number:04d}", stamp)
+    return found
 
 
 Query = tuple[str, list[int], bool]  # text, evidence rows, paraphrase?
@@ -95,8 +122,8 @@ def _distractors(count: int, rng: random.Random, kind: str) -> list[tuple[str, s
         8, 16))).capitalize() + ".") for _ in range(count)]
 
 
-def build(root: Path, size: int, model: str | None, distractors: str = "natural"
-          ) -> list[str]:
+def build(root: Path, size: int, model: str | None, distractors: str = "natural",
+          provenance: str = "sessions") -> list[str]:
     """A store of `size` entries, the labelled ones first; their ids, in `_rows`' order."""
     root.mkdir(parents=True)
     env = {**os.environ, "LOA_MEM_NOW": NOW}
@@ -107,8 +134,9 @@ def build(root: Path, size: int, model: str | None, distractors: str = "natural"
     labelled, _ = _rows()
     rows = labelled + _distractors(size - len(labelled), random.Random(7), distractors)
     texts: dict[str, list[str]] = {c: [] for c in FILES}
-    for n, (category, content) in enumerate(rows):
-        texts[category].append(_entry(n, category, content))
+    for n, ((category, content), source) in enumerate(zip(rows, _sources(size, provenance),
+                                                             strict=True)):
+        texts[category].append(_entry(n, category, content, source))
     memory = root / "grimoires" / "loa" / "memory"
     for category, name in FILES.items():
         (memory / f"{name}.yaml").write_text("".join(texts[category]), encoding="utf-8")
@@ -139,11 +167,12 @@ def quality(root: Path, ids: list[str], queries: list[Query], mode: str) -> dict
     os.environ["LOA_MEM_NOW"] = NOW
     store = Store.open(str(root))
     db = store.index.db
-    retrieval = store.config.retrieval
+    retrieval = {**store.config.retrieval, "neighbours": mode == "neighbours"}
     found: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
     for query, evidence, paraphrase in queries:
         hits: list[str] = []
-        for part in ("lexical", "semantic") if mode == "union" else (mode,):
+        parts = {"union": ("lexical", "semantic"), "neighbours": ("lexical",)}.get(mode, (mode,))
+        for part in parts:
             hits += [h.id for h in rank(db, Filters(query=query, limit=10, mode=part), 0.2,
                                         retrieval) if h.id not in hits]
         wanted = {ids[n] for n in evidence}
@@ -168,6 +197,9 @@ def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -
     stopwords.STOP_WORDS = kept
     for mode in modes:
         rows.append((mode, quality(root, ids, queries, mode)))
+        if mode == "lexical":
+            rows.append(("lexical + session neighbours",
+                         quality(root, ids, queries, "neighbours")))
     print(f"{'mode':45} {'r@5':>6} {'r@10':>6} {'MRR':>6} {'para r@10':>10} {'para MRR':>9}")
     for name, found in rows:
         print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f} "
@@ -276,6 +308,26 @@ def _tune(root: Path, ids: list[str], queries: list[Query]) -> None:
         print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f}")
 
 
+def _neighbours(root: Path, ids: list[str], sets: dict[str, list[Query]]) -> None:
+    """Session-neighbour settings on the tuning half (how many best matches lend their
+    neighbours, and the neighbours' weight), the team set beside it as a check."""
+    from loa_mem.memory import neighbours
+
+    kept = neighbours.SOURCES, neighbours.WEIGHT
+    names = ["conversation, tuning half", "team"]
+    print(f"{'neighbour variant (r@10 / r@5 / MRR)':45} "
+          + " ".join(f"{n[:25]:>25}" for n in names))
+    variants = [(s, w) for s in (1, 2, 3, 5) for w in (0.1, 0.2, 0.3, 0.45)]
+    for sources, weight in variants:
+        neighbours.SOURCES, neighbours.WEIGHT = sources, weight
+        try:
+            found = [quality(root, ids, sets[n], "neighbours") for n in names]
+        finally:
+            neighbours.SOURCES, neighbours.WEIGHT = kept
+        print(f"{f'{sources} best matches, weight {weight}':45} " + " ".join(
+            f"{f['r@10']:>9.3f} / {f['r@5']:.3f} / {f['mrr']:.3f}" for f in found))
+
+
 Timing = tuple[float, float]  # wall ms, cpu ms (user + system of the process)
 
 
@@ -304,10 +356,15 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=10000)
     parser.add_argument("--tune", action="store_true", help="sweep the hybrid lexical weight "
                         "on the tuning half")
+    parser.add_argument("--neighbours", action="store_true", help="sweep the session "
+                        "neighbours' settings on the tuning half")
     parser.add_argument("--lexical", action="store_true", help="each lexical variant (stop "
                         "words, stemming, prefixes, field weights) on each set")
     parser.add_argument("--distractors", choices=["natural", "uniform"], default="natural",
                         help="distractor words drawn as often as in the memories, or alike")
+    parser.add_argument("--provenance", choices=["sessions", "none"], default="sessions",
+                        help="entries written in sessions a minute apart, as remember records "
+                        "them, or all in one session at one time")
     parser.add_argument("--no-speed", action="store_true", help="quality only")
     parser.add_argument("--no-quality", action="store_true", help="speed only")
     args = parser.parse_args()
@@ -321,32 +378,49 @@ def main() -> None:
               f"({sharing} sharing a word with their evidence)")
     with tempfile.TemporaryDirectory() as tmp:
         small = Path(tmp) / "quality"
-        ids = [] if args.no_quality else build(small, 1000, args.model, args.distractors)
+        ids = [] if args.no_quality else build(small, 1000, args.model, args.distractors,
+                                                   args.provenance)
         for name, queries in ([] if args.no_quality else sets.items()):
             print(f"\n{name}")
             _table(small, ids, queries, modes)
         if args.lexical and not args.no_quality:
             print()
             _lexical(small, ids, sets)
+        if args.neighbours and not args.no_quality:
+            print()
+            _neighbours(small, ids, sets)
         if args.tune and args.model and not args.no_quality:
             print()
             _tune(small, ids, sets["conversation, tuning half"])
         if args.no_speed:
             return
         big = Path(tmp) / "speed"
-        build(big, args.size, args.model)
+        build(big, args.size, args.model, provenance=args.provenance)
         subprocess.run([LOA_MEM, "validate"], cwd=big, check=True, capture_output=True)
         print(f"\n{'operation (entries: ' + str(args.size) + ')':45} {'wall ms':>9} "
               f"{'cpu ms':>9} {'budget':>9}  verdict (wall; cpu)")
         if args.model:
             _row("embed every entry (first semantic recall)",
                  _once([LOA_MEM, "recall", "warm up", "--mode", "semantic"], big), 10000)
-        for mode in modes:
-            _row(f"recall QUERY --mode {mode}", _time(
-                [LOA_MEM, "recall", "which relational store did we pick", "--mode", mode], big,
-                args.runs), 250)
+        _speed(big, modes, args.runs)
         if args.model:
             _after_remember(big, args.runs)
+
+
+def _speed(big: Path, modes: list[str], runs: int) -> None:
+    """`recall QUERY` in each mode, and lexical with the session neighbours on."""
+    query = "which relational store did we pick"
+    for mode in modes:
+        _row(f"recall QUERY --mode {mode}", _time(
+            [LOA_MEM, "recall", query, "--mode", mode], big, runs), 250)
+        if mode == "lexical":
+            config = big / ".loa.config.yaml"
+            kept = config.read_text(encoding="utf-8")
+            config.write_text(kept.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: "
+                                           "true"), encoding="utf-8")
+            _row("recall QUERY, lexical + session neighbours", _time(
+                [LOA_MEM, "recall", query, "--mode", mode], big, runs), 250)
+            config.write_text(kept, encoding="utf-8")
 
 
 def _row(name: str, timing: Timing, budget: float) -> None:

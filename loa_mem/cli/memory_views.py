@@ -43,8 +43,9 @@ def recalled(result: Recalled) -> list[Block]:
     with_state = any(hit.state != "active" for hit in result.hits)
     if with_state:
         columns.insert(2, "state")
-    # semantic and hybrid recall show what the text part was made of
-    text_parts = [p for p in ("lexical", "semantic") if any(p in h.parts for h in result.hits)]
+    # semantic, hybrid and neighbour recall show what the text part was made of
+    text_parts = [p for p in ("lexical", "semantic", "neighbour")
+                  if any(p in h.parts for h in result.hits)]
     if result.explain:
         columns += ["text", *text_parts, "recency", "tier"]
     rows = []

@@ -44,6 +44,7 @@ class Settings(NamedTuple):
     model: str
     dimensions: int | None
     explicit: bool  # asked for by name: fail rather than fall back
+    neighbours: bool = False  # lexical recall also finds what was written next to its matches
 
 
 class Relevance(NamedTuple):
@@ -87,15 +88,25 @@ def settings(retrieval: dict[str, Any], requested: str = "") -> Settings:
         raise ModelUnavailable(f"{mode} recall needs the semantic extra",
                                "pip install 'loa-mem[semantic]', or recall with --mode lexical")
     dims = retrieval.get("dimensions")
-    return Settings(mode, name, int(dims) if dims else None, explicit)
+    return Settings(mode, name, int(dims) if dims else None, explicit,
+                    bool(retrieval.get("neighbours", False)))
 
 
 def relevance(db: Any, where: list[str], args: list[object], query: str, chosen: Settings,
               depth: int = 100, fetch: bool = True) -> Relevance | None:
     """The relevance of each candidate to `query`, or None for lexical recall (in auto mode
-    also when the model cannot be had, with a notice saying why)."""
-    if chosen.mode == "lexical" or not query.strip():
+    also when the model cannot be had, with a notice saying why); lexical recall with
+    `retrieval.neighbours` on adds the entries written next to its best matches
+    (`memory.neighbours`), when they have any."""
+    if not query.strip():
         return None
+    if chosen.mode == "lexical":
+        if not chosen.neighbours:
+            return None
+        from loa_mem.memory import neighbours
+
+        found = neighbours.relevance(db, where, args, query, depth)
+        return Relevance(found.raw, found.parts, "lexical") if found else None
     from loa_mem.memory.semantic import model
 
     try:
@@ -103,7 +114,8 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
     except model.ModelUnavailable:
         if chosen.explicit:
             raise
-        return None  # auto mode: lexical until the model was fetched by an explicit recall
+        # auto mode: lexical until the model was fetched by an explicit recall
+        return relevance(db, where, args, query, chosen._replace(mode="lexical"), depth)
     semantic = _semantic(db, where, args, encoder, query, depth)
     if chosen.mode == "semantic":
         return Relevance({r: c for r, c in semantic},

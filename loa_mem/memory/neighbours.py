@@ -1,0 +1,96 @@
+"""Session neighbours: lexical recall that also finds what was written next to its best matches.
+
+A conversation kept as memories spreads one answer over consecutive entries ("the checkout
+times out in Brazil", then "traces show the payment call waits on the fraud scorer"): the
+question shares words with the first and none with the second. With `retrieval.neighbours`
+on, the entries written just before and just after each of the query's best `SOURCES`
+matches, in the same session (`source.session_id`) and at most `WINDOW` seconds apart, join
+the candidates:
+
+    relevance = (1 - WEIGHT) * share + WEIGHT * neighbour
+
+where share is an entry's bm25 relative to the best match (0 when the query's words are not in
+it) and neighbour is the share of the best match it was written next to (0 when none). An entry
+found only as a neighbour scores at most WEIGHT (0.3) against the best match's 0.7 at least,
+so a word query's own best match is never overtaken by an entry without its words. As in
+hybrid recall, the best `depth` candidates by that relevance are then scored (recency,
+confidence, tier) by `scoring.ranked`.
+
+Chosen on the tuning half of the benchmark's conversations (`bench/bench_retrieval.py
+--neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (r@10 0.54 -> 0.58,
+MRR 0.56 unchanged; 0.2: 0.56, 0.45: 0.58 with MRR 0.53). Feeding back the best matches'
+most distinctive words instead (RM3-style, 2 to 5 matches, 3 to 12 words, weights 0.1 to 0.45)
+found no more evidence (r@10 0.54 at every setting) and was not kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+SOURCES = 3
+WEIGHT = 0.3
+WINDOW = 1800.0  # seconds between an entry and its neighbour, at most
+
+
+class Relevance(NamedTuple):
+    """As `semantic.fusion.Relevance`: what `scoring.ranked` takes as `given`."""
+    raw: dict[int, float]  # entry rowid -> relevance, best highest
+    parts: dict[int, dict[str, float]]  # for --explain: lexical share, neighbour share
+    mode: str = "lexical"
+
+
+def relevance(db: Any, where: list[str], args: list[object], query: str, depth: int = 100
+              ) -> Relevance | None:
+    """The query's matches and their neighbours, or None when no best match has one (the
+    plain lexical ranking then applies unchanged)."""
+    from loa_mem.memory import scoring
+
+    match = scoring.match_expression(query)
+    if match is None:
+        return None
+    sql = (f"SELECT e.rowid, -bm25(entry_text, {scoring.FIELD_WEIGHTS}) AS s "
+           "FROM entry_text CROSS JOIN entries e ON e.rowid = entry_text.rowid "
+           "WHERE entry_text MATCH ? AND " + " AND ".join(where) + " ORDER BY s DESC, e.id")
+    matches = db.execute(sql, [match, *args]).fetchall()
+    if not matches:
+        return None
+    best = max(float(matches[0][1]), 1e-9)
+    shares = {int(rowid): max(float(score), 0.0) / best for rowid, score in matches}
+    near = _neighbours(db, where, args, [int(rowid) for rowid, _ in matches[:SOURCES]], shares)
+    if not near:
+        return None
+    raw = {rowid: (1 - WEIGHT) * share for rowid, share in shares.items()}
+    for rowid, share in near.items():
+        raw[rowid] = raw.get(rowid, 0.0) + WEIGHT * share
+    kept = sorted(raw.items(), key=lambda item: (-item[1], item[0]))[:depth]
+    parts = {rowid: {"lexical": round(shares.get(rowid, 0.0), 4),
+                     "neighbour": round(near.get(rowid, 0.0), 4)} for rowid, _ in kept}
+    return Relevance(dict(kept), parts)
+
+
+def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int],
+                shares: dict[int, float]) -> dict[int, float]:
+    """Entry rowid -> the share of the best source it was written just before or after."""
+    marks = ",".join("?" * len(sources))
+    placed = db.execute(
+        "SELECT rowid, created_ts, json_extract(data, '$.source.session_id') FROM entries "
+        f"WHERE rowid IN ({marks}) AND created_ts IS NOT NULL", sources).fetchall()
+    placed = [row for row in placed if row[2] is not None]
+    if not placed:
+        return {}
+    spans = " OR ".join("e.created_ts BETWEEN ? AND ?" for _ in placed)
+    bounds = [edge for _, ts, _ in placed for edge in (ts - WINDOW, ts + WINDOW)]
+    nearby = db.execute(
+        "SELECT e.rowid, e.created_ts, json_extract(e.data, '$.source.session_id') "
+        f"FROM entries e WHERE ({spans}) AND " + " AND ".join(where), [*bounds, *args]
+    ).fetchall()
+    found: dict[int, float] = {}
+    for rowid, ts, session in placed:
+        here = (ts, rowid)
+        same = [(t, r) for r, t, s in nearby if s == session and abs(t - ts) <= WINDOW
+                and r != rowid]
+        for side in (max((n for n in same if n < here), default=None),
+                     min((n for n in same if n > here), default=None)):
+            if side is not None:
+                found[side[1]] = max(found.get(side[1], 0.0), shares[rowid])
+    return found

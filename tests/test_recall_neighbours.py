@@ -1,0 +1,108 @@
+"""Session neighbours (`retrieval.neighbours`): lexical recall also finds the entries written
+just before and after its best matches in the same session, which share no word with the
+query; the query's own matches keep their places at the top, and --explain says which part
+came from where."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import support
+from tests.conftest import Cli, run_loa_mem
+from tests.test_recall_fast import through_typer
+
+QUESTION = "why does checkout time out in Brazil"
+
+
+def switch(store: Path, on: bool) -> None:
+    config = store / ".loa.config.yaml"
+    text = config.read_text(encoding="utf-8").replace("\n    neighbours: true", "")
+    if on:
+        text = text.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: true")
+    config.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def turns(cli: Cli) -> dict[str, str]:
+    """A conversation kept turn by turn, another session at the same time, and the first
+    session again hours later."""
+    def say(text: str, session: str, at: str) -> str:
+        return support.remember(cli, text, "fact", "--session", session,
+                                now=f"2026-02-01T{at}:00Z")
+    return {
+        "before": say("Stripe webhooks sometimes arrive twice.", "s1", "08:58"),
+        "timeout": say("The checkout page times out for customers in Brazil.", "s1", "09:00"),
+        "cause": say("Traces show the payment call waits eight seconds on the fraud scorer.",
+                     "s1", "09:01"),
+        "other": say("Grafana dashboards are provisioned from the observability repository.",
+                     "s2", "09:00"),
+        "later": say("Refunds above 500 euros need a second approval.", "s1", "03:00"),
+    }
+
+
+def recalled(cli: Cli, *args: str) -> list[dict[str, Any]]:
+    return list(cli.ok("recall", *args, "--json").json()["results"])
+
+
+def test_off_by_default_a_question_finds_only_the_turn_sharing_its_words(
+        cli: Cli, turns: dict[str, str]) -> None:
+    assert [r["id"] for r in recalled(cli, QUESTION)] == [turns["timeout"]]
+
+
+def test_on_the_turns_written_next_to_the_match_in_its_session_come_after_it(
+        cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    switch(store, True)
+
+    found = [r["id"] for r in recalled(cli, QUESTION)]
+
+    # the turn that explains the timeout shares no word with the question
+    assert found[0] == turns["timeout"]
+    assert set(found[1:]) == {turns["cause"], turns["before"]}
+    # another session at the same minute, and the same session hours away, are not neighbours
+    assert turns["other"] not in found and turns["later"] not in found
+
+
+def test_a_word_query_keeps_the_entry_with_its_word_first(
+        cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    switch(store, True)
+
+    for word, entry in (("fraud", "cause"), ("webhooks", "before"), ("checkout", "timeout")):
+        assert recalled(cli, word)[0]["id"] == turns[entry]
+
+
+def test_explain_shows_the_lexical_and_the_neighbour_part(
+        cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    switch(store, True)
+
+    parts = {r["id"]: r["explain"] for r in recalled(cli, QUESTION, "--explain")}
+    assert parts[turns["timeout"]]["lexical"] == 1.0
+    assert parts[turns["cause"]]["lexical"] == 0.0
+    assert parts[turns["cause"]]["neighbour"] == 1.0  # written next to the best match
+    header = cli.ok("recall", QUESTION, "--explain").stdout.splitlines()[0].split()
+    assert {"TEXT", "LEXICAL", "NEIGHBOUR", "RECENCY"} <= set(header)
+
+
+def test_the_fast_path_and_the_typer_command_agree(store: Path, turns: dict[str, str]) -> None:
+    switch(store, True)
+    run_loa_mem(store, "recall")  # the index is fresh from here on
+
+    fast = run_loa_mem(store, "recall", QUESTION, "--explain")
+    typer = through_typer(store, QUESTION, "--explain")
+
+    assert fast.returncode == 0 and (fast.stdout, fast.stderr) == (typer.stdout, typer.stderr)
+    assert turns["cause"] in fast.stdout
+
+
+def test_a_setting_that_is_not_true_or_false_is_refused(
+        cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    config = store / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "\n  retrieval:", "\n  retrieval:\n    neighbours: sometimes"), encoding="utf-8")
+
+    outcome = cli("recall", QUESTION)
+
+    assert outcome.code == 1
+    assert "neighbours" in outcome.stderr and "Traceback" not in outcome.stderr
