@@ -41,8 +41,8 @@ class Relevance(NamedTuple):
 
 def relevance(db: Any, where: list[str], args: list[object], query: str, depth: int = 100
               ) -> Relevance | None:
-    """The query's matches and their neighbours, or None when no best match has one (the
-    plain lexical ranking then applies unchanged)."""
+    """The query's best `depth` matches and their sources' neighbours, or None when no best
+    match has one (the plain lexical ranking then applies unchanged)."""
     from loa_mem.memory import scoring
 
     match = scoring.match_expression(query)
@@ -50,8 +50,9 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, depth: 
         return None
     sql = (f"SELECT e.rowid, -bm25(entry_text, {scoring.FIELD_WEIGHTS}) AS s "
            "FROM entry_text CROSS JOIN entries e ON e.rowid = entry_text.rowid "
-           "WHERE entry_text MATCH ? AND " + " AND ".join(where) + " ORDER BY s DESC, e.id")
-    matches = db.execute(sql, [match, *args]).fetchall()
+           "WHERE entry_text MATCH ? AND " + " AND ".join(where) + " ORDER BY s DESC, e.id "
+           "LIMIT ?")
+    matches = db.execute(sql, [match, *args, depth]).fetchall()
     if not matches:
         return None
     best = max(float(matches[0][1]), 1e-9)
@@ -70,27 +71,35 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, depth: 
 
 def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int],
                 shares: dict[int, float]) -> dict[int, float]:
-    """Entry rowid -> the share of the best source it was written just before or after."""
+    """Entry rowid -> the share of the best source it was written just before or after. One
+    pass over the live entries' times (a covering index) finds what is near each source;
+    sessions are then read outwards from each source, nearest first, until one matches."""
     marks = ",".join("?" * len(sources))
-    placed = db.execute(
+    placed = [row for row in db.execute(
         "SELECT rowid, created_ts, json_extract(data, '$.source.session_id') FROM entries "
-        f"WHERE rowid IN ({marks}) AND created_ts IS NOT NULL", sources).fetchall()
-    placed = [row for row in placed if row[2] is not None]
+        f"WHERE rowid IN ({marks}) AND created_ts IS NOT NULL", sources) if row[2] is not None]
     if not placed:
         return {}
     spans = " OR ".join("e.created_ts BETWEEN ? AND ?" for _ in placed)
     bounds = [edge for _, ts, _ in placed for edge in (ts - WINDOW, ts + WINDOW)]
-    nearby = db.execute(
-        "SELECT e.rowid, e.created_ts, json_extract(e.data, '$.source.session_id') "
-        f"FROM entries e WHERE ({spans}) AND " + " AND ".join(where), [*bounds, *args]
-    ).fetchall()
+    nearby = sorted((ts, rowid) for rowid, ts in db.execute(
+        f"SELECT e.rowid, e.created_ts FROM entries e WHERE ({spans}) AND "
+        + " AND ".join(where), [*bounds, *args]))
+    sessions: dict[int, Any] = {}
+
+    def session(rowid: int) -> Any:
+        if rowid not in sessions:
+            sessions[rowid] = db.execute(
+                "SELECT json_extract(data, '$.source.session_id') FROM entries WHERE rowid=?",
+                (rowid,)).fetchone()[0]
+        return sessions[rowid]
+
     found: dict[int, float] = {}
-    for rowid, ts, session in placed:
+    for rowid, ts, name in placed:
         here = (ts, rowid)
-        same = [(t, r) for r, t, s in nearby if s == session and abs(t - ts) <= WINDOW
-                and r != rowid]
-        for side in (max((n for n in same if n < here), default=None),
-                     min((n for n in same if n > here), default=None)):
-            if side is not None:
-                found[side[1]] = max(found.get(side[1], 0.0), shares[rowid])
+        for side in (reversed([n for n in nearby if ts - WINDOW <= n[0] and n < here]),
+                     (n for n in nearby if here < n and n[0] <= ts + WINDOW)):
+            hit = next((n[1] for n in side if session(n[1]) == name), None)
+            if hit is not None:
+                found[hit] = max(found.get(hit, 0.0), shares[rowid])
     return found
