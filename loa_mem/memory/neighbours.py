@@ -11,10 +11,10 @@ the candidates:
 
 where share is an entry's bm25 relative to the best match (0 when the query's words are not in
 it) and neighbour is the share of the best match it was written next to (0 when none). An entry
-found only as a neighbour scores at most WEIGHT (0.3) against the best match's 0.7 at least,
-so a word query's own best match is never overtaken by an entry without its words. As in
-hybrid recall, the best `depth` candidates by that relevance are then scored (recency,
-confidence, tier) by `scoring.ranked`.
+found only as a neighbour has a relevance of at most WEIGHT (0.3) against the best match's
+0.7 at least, so in text relevance a word query's own best match is never overtaken by an
+entry without its words. As in hybrid recall, the query's best `depth` matches by bm25 and
+their neighbours are then scored (recency, confidence, tier) by `scoring.ranked`.
 
 Chosen on the tuning half of the benchmark's conversations (`bench/bench_retrieval.py
 --neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (r@10 0.54 -> 0.58,
