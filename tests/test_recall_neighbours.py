@@ -106,3 +106,14 @@ def test_a_setting_that_is_not_true_or_false_is_refused(
 
     assert outcome.code == 1
     assert "neighbours" in outcome.stderr and "Traceback" not in outcome.stderr
+
+
+def test_the_session_start_context_ranks_its_query_the_same_way(
+        cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    assert turns["cause"] not in cli.ok("context", "--query", QUESTION).stdout
+    switch(store, True)
+
+    block = cli.ok("context", "--query", QUESTION).stdout
+
+    assert turns["timeout"] in block and turns["cause"] in block
+    assert turns["other"] not in block
