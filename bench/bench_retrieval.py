@@ -7,15 +7,22 @@ the same vocabulary, so they compete for every word:
   one paraphrase sharing none;
 - conversation (`conversation_set.py`): 80 turns of four working conversations, each turn one
   memory, and 100 questions with one or two evidence turns each, half of them paraphrases;
-  split into a tuning half and a held-out half (fusion weights are chosen on the tuning half,
-  `--tune` prints that sweep; the held-out half is what counts).
+  split into a tuning half and a held-out half (fusion weights and the session neighbours'
+  settings are chosen on the tuning half, `--tune` and `--neighbours` print those sweeps; the
+  held-out half is what counts).
+
+Every entry carries a session and a time as `remember` records them (`_sources`): each
+conversation one session, a minute between turns; `--provenance none` puts every entry in one
+session at one time.
 
 For each mode: recall@5 and recall@10 (the share of each question's evidence in the top k,
 averaged), MRR@10 (1/rank of the first evidence), over all queries and over the paraphrases
-alone. Lexical variants show what each default change is worth.
+alone; lexical recall also with its session neighbours on (`retrieval.neighbours`). Lexical
+variants show what each default change is worth.
 
 Speed: `loa-mem recall QUERY` as a whole process (the venv's own `loa-mem`) on 10,000 entries,
-median of several runs after one warm-up, per mode; and the time to embed 10,000 entries from
+median of several runs after one warm-up, per mode and for lexical with the session
+neighbours on; and the time to embed 10,000 entries from
 scratch. The budget of `recall QUERY` is 250 ms at 10,000 entries.
 
 The semantic modes need a model2vec model folder; on a machine without the model hub, make one

@@ -18,8 +18,8 @@ their neighbours are then scored (recency, confidence, tier) by `scoring.ranked`
 
 Chosen on the tuning half of the benchmark's conversations (`bench/bench_retrieval.py
 --neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (r@10 0.54 -> 0.58,
-MRR 0.56 unchanged; 0.2: 0.56, 0.45: 0.58 with MRR 0.53). Feeding back the best matches'
-most distinctive words instead (RM3-style, 2 to 5 matches, 3 to 12 words, weights 0.1 to 0.45)
+MRR 0.56 unchanged; 0.2: 0.56, 0.45: 0.58 with MRR 0.545). Feeding back the best matches'
+most distinctive words instead (RM3-style, 1 to 5 matches, 3 to 12 words, weights 0.1 to 0.45)
 found no more evidence (r@10 0.54 at every setting) and was not kept.
 """
 
