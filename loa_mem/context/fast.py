@@ -253,32 +253,47 @@ def grimoire_paths(top: str, config: dict[str, Any]) -> list[str]:
 def _fresh(top: str, cache: str, options: context.Options
            ) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The config and the side cache when both are fresh for `options`, else None."""
+    found = read_caches(top, cache)
+    if found is None or not side_fresh(top, found[1], found[0], options.agents):
+        return None
+    return found
+
+
+def read_caches(top: str, cache: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """The cached config, when it is fresh, and the side cache as it is; else None."""
     with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
         cached_config = json.load(handle)
     if cached_config.get("signature") != signature(os.path.join(top, CONFIG_FILE)):
         return None
     config: dict[str, Any] = cached_config["config"]
     with open(os.path.join(cache, SIDE_CACHE), encoding="utf-8") as handle:
-        side_cache = json.load(handle)
-    if not side_fresh(top, side_cache, config, options.agents):
-        return None
+        side_cache: dict[str, Any] = json.load(handle)
     return config, side_cache
 
 
 def side_fresh(top: str, cache: dict[str, Any], config: dict[str, Any],
                agents: tuple[str, ...]) -> bool:
+    return changes(top, cache, config, agents) == ([], False)
+
+
+def changes(top: str, cache: dict[str, Any], config: dict[str, Any], agents: tuple[str, ...]
+            ) -> tuple[list[str], bool] | None:
+    """Since the side cache `cache` was written: the files it lists whose signature changed,
+    and whether the events log grew. None when it cannot be used at all: written by another
+    version, lacking an agent asked for, or the events log shrank or moved to another file."""
     if cache.get("format") != SIDE_FORMAT or cache.get("loa_mem") != loa_mem.__version__:
-        return False
+        return None
     events_path, events_size = cache["events"]
     if events_path != newest_event_log(top, config):
-        return False
+        return None
     now = signature(os.path.join(top, events_path))
-    if (now[1] if now else 0) != events_size:
-        return False
+    size = now[1] if now else 0
     files: dict[str, Any] = cache["files"]
-    if any(context.sidecar_path(config, agent) not in files for agent in agents):
-        return False
-    return all(signature(os.path.join(top, rel)) == sig for rel, sig in files.items())
+    if size < events_size or any(context.sidecar_path(config, agent) not in files
+                                 for agent in agents):
+        return None
+    return [rel for rel, sig in files.items() if signature(os.path.join(top, rel)) != sig], (
+        size != events_size)
 
 
 def _index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],

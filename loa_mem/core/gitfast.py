@@ -13,16 +13,22 @@ import os
 
 def user_email() -> str:
     """`git config --get user.email`, spawned without the subprocess module (and GitPython):
-    importing them would cost the session-start hook ~25 ms. An enclosing hook's GIT_* paths
-    are dropped, as `git.clean_env` does; GIT_CONFIG* is kept."""
+    importing them would cost the session-start hook ~25 ms."""
+    return (output(["config", "--get", "user.email"]) or "").strip()
+
+
+def output(args: list[str], top: str | None = None) -> str | None:
+    """What `git ARGS` (run in `top`) prints on stdout, or None when it fails or cannot start;
+    spawned without the subprocess module. An enclosing hook's GIT_* paths are dropped, as
+    `git.clean_env` does; GIT_CONFIG* is kept."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("GIT_") or k.startswith("GIT_CONFIG")}
-    argv = ["git", "config", "--get", "user.email"]
+    argv = ["git", *(["-C", top] if top else []), *args]
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - Windows
         import subprocess
 
-        found = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
-        return found.stdout.strip()
+        found = subprocess.run(argv, env=env, capture_output=True, check=False)
+        return found.stdout.decode("utf-8", "replace") if found.returncode == 0 else None
     read, write = os.pipe()
     try:
         pid = os.posix_spawnp("git", argv, env, file_actions=[
@@ -30,13 +36,13 @@ def user_email() -> str:
             (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)])
     except OSError:
         os.close(read)
-        return ""
+        return None
     finally:
         os.close(write)
     with os.fdopen(read, "rb") as handle:
         out = handle.read()
-    os.waitpid(pid, 0)
-    return out.decode("utf-8", "replace").strip()
+    _, status = os.waitpid(pid, 0)
+    return out.decode("utf-8", "replace") if os.waitstatus_to_exitcode(status) == 0 else None
 
 
 # -- the answer kept between session starts ------------------------------------------------------

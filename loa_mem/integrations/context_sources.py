@@ -24,19 +24,26 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any
 
 import loa_mem
 from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.context.fast import SIDE_CACHE, SIDE_FORMAT, signature
-from loa_mem.core import clock, git
-from loa_mem.memory import journal
+from loa_mem.core import clock
+from loa_mem.integrations.context_catchup import (
+    META_SUFFIX,
+    appended_rows,
+    block,
+    extend_shortlist,
+    write,
+)
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the catch-up path's import budget
+    from typing import Any
+
     from loa_mem.memory.store import Store
 
-META_SUFFIX = ".meta.yml"
 LAST_MEMORIES = 10  # MDAN: "FOR each memory in sidecar.memories (last 10)"
 
 
@@ -81,7 +88,7 @@ def refresh(store: Store, agents: tuple[str, ...], memo_ok: bool = True) -> dict
     schema = store.index.schema_version()
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
     events = signature(str(store.top / newest))
-    _write(store, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
+    write(store.cache_dir, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
                    "files": files, "rows": _fingerprints(store), "side": side})
     return side
@@ -93,6 +100,8 @@ def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int
     writes), while that shortlist holds and nothing else changed the grimoire files: an entry
     added can only raise the bar the others must reach, so it still holds. Else every live
     entry is ranked again."""
+    from loa_mem.memory import journal
+
     config = store.config.data
     before = previous.get("side") or {}
     if memo.shortlist_ids(before, config, now_iso) is not None:
@@ -103,12 +112,9 @@ def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int
         if added is None and isinstance(previous.get("rows"), dict):  # a pull, an editor
             added = _appended(store, previous["rows"],
                               [p for p, sig in grimoires.items() if recorded.get(p) != sig])
-        old = before["shortlist"]
-        ids = list(dict.fromkeys([*old["ids"], *(added or [])]))
-        if added is not None and len(ids) <= 2 * len(old["ids"]) + 20:
-            return {**old, "ids": ids,
-                    "until": _until_expiry(store, ids[len(old["ids"]):],
-                                           old["until"])}
+        extended = extend_shortlist(store.index, before["shortlist"], added)
+        if extended is not None:
+            return extended
     return memo.shortlist(store.index.db, config, now_iso)
 
 
@@ -122,27 +128,9 @@ def _fingerprints(store: Store) -> dict[str, list[int]]:
 
 def _appended(store: Store, recorded: dict[str, Any], changed: list[str]) -> list[str] | None:
     """The ids of the entries appended to the `changed` files since their `recorded`
-    fingerprints (`_fingerprints`), when appending is all that happened to them (every entry
-    up to the recorded last line has the text it had); else None."""
-    added: list[str] = []
-    for path in changed:
-        n, hashed, low, high, last = recorded.get(path) or [0, 0, 0, 0, 0]
-        if hashed != n:  # an entry without a text hash cannot be vouched for
-            return None
-        if store.index.fingerprints({path: last}).get(path) != [n, hashed, low, high]:
-            return None
-        added.extend(store.index.ids_after(path, last))
-    return added
-
-
-def _until_expiry(store: Store, ids: list[str], until: float | None) -> float | None:
-    """`until`, or the first expiry among `ids` when sooner (the shortlist's span ends there)."""
-    if not ids:
-        return until
-    for expires in store.index.expiries(ids):
-        at = clock.parse(expires).timestamp()
-        until = at if until is None else min(until, at)
-    return until
+    fingerprints (`_fingerprints`), when appending is all that happened to them; else None."""
+    found = appended_rows(store.index, recorded, changed)
+    return None if found is None else [row[0] for rows in found.values() for row in rows]
 
 
 def _previous(store: Store) -> dict[str, Any]:
@@ -187,17 +175,6 @@ def _hot(top: str, rel: str, files: dict[str, list[int] | None]) -> list[dict[st
             if isinstance(item, dict) and item.get("path")]
 
 
-def _write(store: Store, cache: dict[str, Any]) -> None:
-    path = store.cache_dir / SIDE_CACHE
-    tmp = path.with_name(f".{SIDE_CACHE}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(json.dumps(cache, ensure_ascii=False, default=str), encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-
-
 def _load(top: str, rel: str, files: dict[str, list[int] | None]) -> Any:
     """The parsed file (None when absent), its signature noted in `files`. A file that does not
     parse is left out of the block, not fatal: `loa-mem validate` names the problem."""
@@ -216,6 +193,8 @@ def _load(top: str, rel: str, files: dict[str, list[int] | None]) -> Any:
 
 
 def _meta_files(store: Store) -> list[str]:
+    from loa_mem.core import git
+
     out = git.run(store.top, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
                   "--", f"*{META_SUFFIX}", check=False)
     return sorted({p for p in out.split("\0") if p.endswith(META_SUFFIX)})
@@ -253,6 +232,13 @@ def load(root: str | None, options: context.Options) -> context.Block:
 
 
 def slow_block(root: str | None, options: context.Options) -> context.Block:
+    """When a cache is stale: after entries were only appended, through the catch-up path
+    (`context_catchup`), else through the `Store`."""
+    caught_up = block(root, options)
+    return caught_up if caught_up is not None else store_block(root, options)
+
+
+def store_block(root: str | None, options: context.Options) -> context.Block:
     """Through the `Store`, failing open: a config or a grimoire file that cannot be read is
     named in the block's warnings, and the block holds what the other files say."""
     from loa_mem.core.errors import ConfigError, LoaMemError

@@ -324,11 +324,15 @@ class Index:
         return {str(path): int(last or 0) for path, last in self.db.execute(
             "SELECT path, max(last_line) FROM entries GROUP BY path")}
 
-    def ids_after(self, path: str, line: int) -> list[str]:
-        """The ids of the entries of `path` that start after `line`, in file order."""
-        return [str(i) for (i,) in self.db.execute(
-            "SELECT id FROM entries WHERE path=? AND first_line>? ORDER BY first_line",
-            (path, line))]
+    def after_line(self, path: str, line: int
+                   ) -> list[tuple[str, int | None, int, bool, str | None]]:
+        """The entries of `path` that start after `line`, in file order: (id, text hash, last
+        line, neither retired nor superseded, expires_at)."""
+        return [(str(i), h, int(last), not retired and by is None, expires)
+                for i, h, last, retired, by, expires in self.db.execute(
+                    "SELECT id, text_hash, last_line, retired, superseded_by, expires_at "
+                    "FROM entries WHERE path=? AND first_line>? ORDER BY first_line",
+                    (path, line))]
 
     def expiries(self, ids: list[str]) -> list[str]:
         """The expiry times set on the entries `ids`."""

@@ -25,10 +25,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from hashlib import blake2b
+from typing import TYPE_CHECKING
 
-from loa_mem.core import spanhash, yamlfast
-from loa_mem.core.located import Located
-from loa_mem.memory.index import Index
+from loa_mem.core import spanhash, textfile, yamlfast
+from loa_mem.core.errors import InvalidFile
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from loa_mem.core.located import Located
+    from loa_mem.memory.index import Index, Signature
 
 # more changed pieces than this share of the file: parsing it whole is as cheap
 _MOST = 0.5
@@ -61,6 +67,30 @@ def _content(chunk: str) -> str:
     while len(lines) > 1 and (not lines[-1].strip() or lines[-1].lstrip().startswith("#")):
         lines.pop()
     return "\n".join(lines)
+
+
+def catch_up(index: Index, file: Path, path: str, in_archive: bool,
+             signature: Signature | None) -> bool:
+    """Update the rows of the indexed file `path` (on disk at `file`), which now has
+    `signature`, in a transaction of its own (see `refresh`); False, nothing changed, when it
+    must be parsed whole."""
+    if signature is None or signature[1] == 0 or index.signature(path) is None:
+        return False
+    try:
+        text = textfile.read_text(file, path)
+    except (InvalidFile, OSError):
+        return False
+    index.begin()
+    try:
+        if not refresh(index, path, in_archive, text, signature):
+            index.rollback()
+            return False
+        index.set_file(path, signature, *index.layout(path))
+        index.commit()
+    except BaseException:
+        index.rollback()
+        raise
+    return True
 
 
 def refresh(index: Index, path: str, in_archive: bool, text: str,

@@ -286,25 +286,8 @@ class Store:
         False when it must be parsed whole."""
         from loa_mem.memory import reread
 
-        index = self._open_index()
-        if signature is None or signature[1] == 0 or index.signature(grimoire.path) is None:
-            return False
-        try:
-            text = textfile.read_text(self.top / grimoire.path, grimoire.path)
-        except (InvalidFile, OSError):
-            return False
-        index.begin()
-        try:
-            if not reread.refresh(index, grimoire.path, grimoire.in_archive, text,
-                                  signature):
-                index.rollback()
-                return False
-            index.set_file(grimoire.path, signature, *index.layout(grimoire.path))
-            index.commit()
-        except BaseException:
-            index.rollback()
-            raise
-        return True
+        return reread.catch_up(self._open_index(), self.top / grimoire.path, grimoire.path,
+                               grimoire.in_archive, signature)
 
     def forget_file(self, path: str) -> None:
         """Leave a file that does not parse out of the index (for readers that carry on
