@@ -144,9 +144,11 @@ def _semantic(db: Any, where: list[str], args: list[object], encoder: Any, query
     """The `depth` candidates nearest the query, nearest first (ties by row), cosine > 0."""
     from loa_mem.memory.semantic import vectors
 
-    found = vectors.sync(db, encoder)
-    return vectors.nearest(db, where, args, encoder.encode([content_words(query)])[0], found,
-                           depth)
+    vector = encoder.vectors([content_words(query)])[0]
+    try:
+        return vectors.nearest(db, where, args, vector, vectors.sync(db, encoder), depth)
+    except vectors.Disagreement:  # the coarse copy is not of these rows: written anew
+        return vectors.nearest(db, where, args, vector, vectors.sync(db, encoder, True), depth)
 
 
 def content_words(query: str) -> str:

@@ -165,11 +165,11 @@ def _prepare(source: Path, target: Path, key: str, dimensions: int | None) -> No
 
 
 class Encoder:
-    """Texts to unit vectors, as model2vec's `StaticModel.encode(normalize=True)` would."""
+    """Texts to unit vectors, as model2vec's `StaticModel.encode(normalize=True)` would: a few
+    texts (a query, the entries a remember added) in plain Python from rows of the prepared
+    matrix read out of its memory-mapped file, many through numpy and `tokenizers`."""
 
     def __init__(self, folder: Path) -> None:
-        import numpy as np
-
         meta: dict[str, Any] = json.loads((folder / "prepared.json").read_text(encoding="utf-8"))
         self.key = str(meta["key"])
         self.dim = int(meta["dim"])
@@ -177,7 +177,8 @@ class Encoder:
         self._unk: int | None = meta.get("unk")
         self._max_length: int | None = meta.get("max_length")
         self._chars = self._max_length * int(meta["median"]) if self._max_length else None
-        self._matrix = np.load(folder / "embeddings.npy", mmap_mode="r")
+        self._matrix: Any = None
+        self._rows: _Rows | None = None
         self._plain = (wordpiece.Tokenizer(folder) if (folder / wordpiece.SPEC).is_file()
                        else None)
         self._fast: Any = None
@@ -193,21 +194,93 @@ class Encoder:
             self._fast = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
         return [e.ids for e in self._fast.encode_batch_fast(texts, add_special_tokens=False)]
 
+    def _kept(self, texts: list[str]) -> list[list[int]]:
+        """The ids each text's vector is the mean of: truncated as model2vec truncates, unknown
+        tokens out."""
+        if self._chars:
+            texts = [text[:self._chars] for text in texts]
+        out = []
+        for found in self.token_ids(texts):
+            ids = found[:self._max_length] if self._max_length else found
+            out.append([t for t in ids if t != self._unk] if self._unk is not None else ids)
+        return out
+
     def encode(self, texts: list[str]) -> npt.NDArray[np.float32]:
         import numpy as np
 
-        if self._chars:
-            texts = [text[:self._chars] for text in texts]
+        if self._matrix is None:
+            self._matrix = np.load(self._folder / "embeddings.npy", mmap_mode="r")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, found in enumerate(self.token_ids(texts)):
-            ids = found[:self._max_length] if self._max_length else found
-            if self._unk is not None:
-                ids = [t for t in ids if t != self._unk]
+        for i, ids in enumerate(self._kept(texts)):
             if ids:
                 out[i] = self._matrix[ids].mean(axis=0)
         norms = np.linalg.norm(out, axis=1, keepdims=True) + 1e-32
         unit: npt.NDArray[np.float32] = (out / norms).astype(np.float32)
         return unit
+
+    def vectors(self, texts: list[str]) -> list[tuple[float, ...]]:
+        """The unit vectors of `texts` (float32 values): without numpy when the tokenizer has a
+        plain reading and the texts are few, else through `encode`."""
+        if self._plain is None or len(texts) > PLAIN_BATCH:
+            return [tuple(row) for row in self.encode(texts).tolist()]
+        if self._rows is None:
+            self._rows = _Rows(self._folder / "embeddings.npy", self.dim)
+        return [self._rows.mean(ids) for ids in self._kept(texts)]
+
+    def packed(self, texts: list[str]) -> bytes:
+        """The vectors of `texts` as little-endian float32 rows."""
+        if self._plain is None or len(texts) > PLAIN_BATCH:
+            return bytes(self.encode(texts).astype("<f4").tobytes())
+        import struct
+
+        row = struct.Struct(f"<{self.dim}f")
+        return b"".join(row.pack(*vector) for vector in self.vectors(texts))
+
+
+class _Rows:
+    """Rows of the prepared `.npy` token matrix (little-endian float32, C order), read from
+    its memory map with `struct`; anything else is read through numpy."""
+
+    def __init__(self, path: Path, dim: int) -> None:
+        import mmap
+        import re
+        import struct
+
+        with path.open("rb") as handle:
+            self._map: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        raw = self._map[:12]
+        size, start = ((struct.unpack_from("<H", raw, 8)[0], 10) if raw[6:7] == b"\x01"
+                       else (struct.unpack_from("<I", raw, 8)[0], 12))
+        head = self._map[start:start + size].decode("latin-1")
+        shape = re.search(r"'shape': \((\d+), (\d+)\)", head)
+        if (not raw.startswith(b"\x93NUMPY") or "'descr': '<f4'" not in head
+                or "'fortran_order': False" not in head or not shape
+                or int(shape.group(2)) != dim):
+            self._map = self._numpy(path)
+            start = size = 0
+        self._offset = start + size
+        self._row = struct.Struct(f"<{dim}f")
+        self._dim = dim
+
+    @staticmethod
+    def _numpy(path: Path) -> bytes:
+        import numpy as np
+
+        return np.ascontiguousarray(np.load(path), dtype="<f4").tobytes()
+
+    def mean(self, ids: list[int]) -> tuple[float, ...]:
+        """The unit mean of rows `ids` (zeros for none), rounded to float32."""
+        import math
+        from operator import add
+
+        if not ids:
+            return (0.0,) * self._dim
+        total: list[float] = [0.0] * self._dim
+        for token in ids:
+            total = list(map(add, total, self._row.unpack_from(
+                self._map, self._offset + token * self._row.size)))
+        norm = math.sqrt(math.fsum(v * v for v in total)) + 1e-32
+        return self._row.unpack(self._row.pack(*(v / norm for v in total)))
 
 
 _LOADED: dict[tuple[str, int | None], Encoder] = {}

@@ -2,8 +2,10 @@
 
 `<git dir>/loa-mem/vectors.bin` is a 64-byte header (magic, format, dimensions, row count, a
 generation stamp and the model's fingerprint) followed by a float32 matrix, one unit vector per
-row. A query maps the file (numpy memmap) and multiplies it by the query's vector: nothing is
-loaded whole, nothing is copied out of SQLite.
+row. A query maps the file and never imports numpy: `coarse.py` keeps an integer copy of the
+rows beside it (`vectors.coarse`) that estimates every row's cosine within a known error, and
+the rows whose estimate can reach the top are then read from the map and scored exactly, so
+the ranking is the exact one. Nothing is loaded whole, nothing is copied out of SQLite.
 
 Which row belongs to which entry is in the index itself: `entry_vectors(rowid, slot)`, with a
 trigger that removes an entry's slot when its row of `entries` goes (a re-parsed file, a
@@ -12,7 +14,8 @@ and appends their vectors, so a remember costs the next recall one entry. The ge
 ties the file to the index: the index's `meta` row `vectors_generation` must equal the file's,
 so a deleted or rebuilt index (a clone, a schema change), a deleted or damaged file, or another
 model rebuilds the whole file (10,000 entries in about a second). Rows left unused by removed
-entries are dropped by that rebuild once they outnumber the used ones.
+entries are dropped by that rebuild once they outnumber the used ones. A few entries (a
+remember's) are embedded in plain Python, many through numpy.
 
 An index held in memory (a read-only checkout) keeps its vectors in memory too.
 """
@@ -23,14 +26,14 @@ import hashlib
 import json
 import os
 import struct
+from operator import add, mul
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from loa_mem.memory.semantic import coarse
+
 if TYPE_CHECKING:
     import sqlite3
-
-    import numpy as np
-    import numpy.typing as npt
 
     from loa_mem.memory.semantic.model import Encoder
 
@@ -60,8 +63,21 @@ class Header(NamedTuple):
 
 
 class Vectors(NamedTuple):
-    matrix: npt.NDArray[np.float32]  # rows x dim, unit vectors (a memmap when on disk)
+    """Every entry's unit vector: float32 rows in `buffer` from `offset` (a memory map when on
+    disk), and the coarse copy of its first `len(blocks) x coarse.BLOCK` rows."""
+
+    buffer: Any
+    offset: int
     dim: int
+    rows: int
+    blocks: list[coarse.Block]
+
+    def row(self, slot: int) -> tuple[float, ...]:
+        return struct.unpack_from(f"<{self.dim}f", self.buffer, self.offset + slot * self.dim * 4)
+
+
+class Disagreement(Exception):
+    """An exact cosine outside its estimate's bound: the coarse copy is not of these rows."""
 
 
 def text_of(content: str, summary: str, tags: str) -> str:
@@ -120,30 +136,88 @@ def _current(db: sqlite3.Connection, path: Path, model: str) -> Header | None:
     return header
 
 
-def sync(db: sqlite3.Connection, encoder: Encoder) -> Vectors:
-    """The vectors of every entry of the index, embedding those that have none yet."""
-    import numpy as np
-
+def sync(db: sqlite3.Connection, encoder: Encoder, recheck: bool = False) -> Vectors:
+    """The vectors of every entry of the index, embedding those that have none yet, with the
+    coarse copy of them (rebuilt first when `recheck`: an exact cosine contradicted it)."""
     db.executescript(_DDL)
     path = file_of(db)
     model = fingerprint(encoder.key)
     if path is None:
         return _in_memory(db, encoder)
     header = _current(db, path, model)
-    if header is None:
+    blocks = None if header is None or recheck else _coarse_current(path, header)
+    if header is None or blocks is None:
         db.execute("BEGIN IMMEDIATE")
         try:
             header = _current(db, path, model) or _update(db, path, encoder, model)
+            blocks = _coarse_update(path, header, recheck)
             db.execute("COMMIT")
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
     if header.rows == 0:
-        return Vectors(np.zeros((0, header.dim), dtype=np.float32), header.dim)
-    matrix = np.memmap(path, dtype=np.float32, mode="r", offset=HEADER_SIZE,
-                       shape=(header.rows, header.dim))
-    return Vectors(matrix, header.dim)
+        return Vectors(b"", 0, header.dim, 0, [])
+    import mmap
+
+    with path.open("rb") as handle:
+        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    return Vectors(mapped, HEADER_SIZE, header.dim, header.rows, blocks)
+
+
+def _coarse_file(path: Path) -> Path:
+    return path.with_name(coarse.FILE_NAME)
+
+
+def _coarse_current(path: Path, header: Header) -> list[coarse.Block] | None:
+    """The coarse copy's blocks when it is whole and covers every whole block of rows."""
+    found = coarse.read_blocks(_coarse_file(path), header.generation, header.model, header.dim)
+    if found != header.rows // coarse.BLOCK:
+        return None
+    return coarse.load(_coarse_file(path), found, header.dim)
+
+
+def _coarse_update(path: Path, header: Header, rebuild: bool) -> list[coarse.Block]:
+    """Append the blocks the coarse copy lacks, or write it anew when it is not this file's,
+    is damaged or was contradicted; then its blocks."""
+    target = _coarse_file(path)
+    wanted = header.rows // coarse.BLOCK
+    found = None if rebuild else coarse.read_blocks(target, header.generation, header.model,
+                                                    header.dim)
+    if found is not None and found <= wanted:
+        blocks = coarse.load(target, found, header.dim)
+        if blocks is not None:
+            if found < wanted:
+                with target.open("r+b") as handle:
+                    handle.seek(coarse.HEADER_SIZE + found * coarse.block_bytes(header.dim))
+                    handle.write(_coarse_blocks(path, header, found, wanted))
+                    handle.flush()
+                    handle.seek(0)
+                    handle.write(coarse.header(header.generation, header.model, header.dim,
+                                               wanted))
+            loaded = coarse.load(target, wanted, header.dim)
+            if loaded is not None:
+                return loaded
+    tmp = target.with_name(f".{coarse.FILE_NAME}.{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as handle:
+            handle.write(coarse.header(header.generation, header.model, header.dim, wanted))
+            handle.write(_coarse_blocks(path, header, 0, wanted))
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    written = coarse.load(target, wanted, header.dim)
+    if written is None:
+        raise OSError(f"could not write {target}")
+    return written
+
+
+def _coarse_blocks(path: Path, header: Header, first: int, last: int) -> bytes:
+    """Blocks `first` to `last` (excluded) of the coarse copy, from the rows of `path`."""
+    size = coarse.BLOCK * header.dim * 4
+    with path.open("rb") as handle:
+        handle.seek(HEADER_SIZE + first * size)
+        return coarse.encode(handle.read((last - first) * size), header.dim)
 
 
 def _texts(rows: list[Any]) -> list[str]:
@@ -170,10 +244,10 @@ def _update(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) ->
     missing = db.execute(_UNEMBEDDED).fetchall()
     if not missing:
         return header
-    vectors = encoder.encode(_texts(missing))
+    vectors = encoder.packed(_texts(missing))
     with path.open("r+b") as handle:
         handle.seek(HEADER_SIZE + header.rows * header.dim * 4)
-        handle.write(vectors.tobytes())
+        handle.write(vectors)
         handle.flush()
         rows = header.rows + len(missing)
         handle.seek(0)
@@ -197,7 +271,7 @@ def _rebuild(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -
                                      bytes.fromhex(generation), bytes.fromhex(model)).ljust(
                 HEADER_SIZE, b"\0"))
             for start in range(0, len(rows), BATCH):
-                handle.write(encoder.encode(_texts(rows[start:start + BATCH])).tobytes())
+                handle.write(encoder.packed(_texts(rows[start:start + BATCH])))
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -208,45 +282,78 @@ def _rebuild(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -
 
 
 def _in_memory(db: sqlite3.Connection, encoder: Encoder) -> Vectors:
-    """An index held in memory (it cannot be written): every entry embedded for this query."""
-    import numpy as np
-
+    """An index held in memory (it cannot be written): every entry embedded for this query,
+    and every row scored exactly."""
     db.execute("DELETE FROM entry_vectors")
     rows = db.execute("SELECT e.rowid, t.content, t.summary, t.tags FROM entries e "
                       "JOIN entry_text t ON t.rowid = e.rowid ORDER BY e.rowid").fetchall()
     db.executemany("INSERT INTO entry_vectors VALUES(?, ?)",
                    [(r[0], slot) for slot, r in enumerate(rows)])
-    matrix = encoder.encode(_texts(rows)) if rows else np.zeros((0, encoder.dim), np.float32)
-    return Vectors(matrix, encoder.dim)
+    packed = b"".join(encoder.packed(_texts(rows[start:start + BATCH]))
+                      for start in range(0, len(rows), BATCH))
+    return Vectors(packed, 0, encoder.dim, len(rows), [])
 
 
 def nearest(db: sqlite3.Connection, where: list[str], args: list[object],
-            query: npt.NDArray[np.float32], vectors: Vectors, depth: int
+            query: tuple[float, ...], vectors: Vectors, depth: int
             ) -> list[tuple[int, float]]:
     """The `depth` candidates (entries `e` meeting `where`) nearest the unit vector `query`,
-    nearest first (ties by row), with a cosine above 0. The product covers every row of the
-    file; only the rows that can reach the top (the best `WIDE` x `depth`, ties included) are
-    looked up in the index, or every candidate when too few of those are."""
-    import numpy as np
-
-    if len(vectors.matrix) == 0:
+    nearest first (ties by row), with a cosine above 0: exactly the ranking of every
+    candidate by its exact cosine. Every row is estimated (`coarse.estimate`, the rows after
+    its blocks exactly); only the best `WIDE` x `depth` estimates, and any row whose bound
+    could still reach the top, are looked up in the index (or every candidate, when too few
+    of those are one); only the candidates whose bound reaches the `depth`-th best lower bound
+    are scored exactly. Raises `Disagreement` when an exact cosine falls outside its bound."""
+    if vectors.rows == 0:
         return []
-    scores = np.asarray(vectors.matrix @ query, dtype=np.float32)
-    found: list[Any] = []
+    estimates, bounds = coarse.estimate(vectors.blocks, query)
+    for slot in range(len(estimates), vectors.rows):
+        estimates.append(sum(map(mul, query, vectors.row(slot))))
+        bounds.append(coarse.EPSILON)
+    upper = list(map(add, estimates, bounds))
+    found: dict[int, int] = {}  # slot -> rowid
     wide = WIDE * depth
-    if wide < len(scores):
-        cutoff = np.partition(scores, len(scores) - wide)[len(scores) - wide]
-        slots = np.flatnonzero(scores >= cutoff)
-        found = db.execute(
-            "SELECT v.rowid, v.slot FROM json_each(?) j CROSS JOIN entry_vectors v "
-            "ON v.slot = j.value CROSS JOIN entries e ON e.rowid = v.rowid WHERE "
-            + " AND ".join(where), [json.dumps(slots.tolist()), *args]).fetchall()
+    if wide < vectors.rows:
+        best = sorted(range(vectors.rows), key=estimates.__getitem__, reverse=True)[:wide]
+        found = _lookup(db, where, args, best)
+        if len(found) >= depth:
+            floor = _floor(found, estimates, bounds, depth)
+            taken = set(best)
+            found.update(_lookup(db, where, args, [
+                s for s, u in enumerate(upper) if u >= floor and s not in taken]))
     if len(found) < depth:
-        found = db.execute("SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v "
-                           "ON v.rowid = e.rowid WHERE " + " AND ".join(where), args).fetchall()
-    if not found:
-        return []
-    rowids = np.fromiter((r[0] for r in found), dtype=np.int64, count=len(found))
-    cosines = scores[np.fromiter((r[1] for r in found), dtype=np.int64, count=len(found))]
-    order = np.lexsort((rowids, -cosines))[:depth]
-    return [(int(rowids[i]), float(cosines[i])) for i in order if cosines[i] > 0]
+        found = {slot: rowid for rowid, slot in db.execute(
+            "SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v ON v.rowid = e.rowid "
+            "WHERE " + " AND ".join(where), args)}
+    floor = _floor(found, estimates, bounds, depth)
+    scored = []
+    for slot, rowid in found.items():
+        if upper[slot] >= floor:
+            cosine = sum(map(mul, query, vectors.row(slot)))
+            if abs(cosine - estimates[slot]) > bounds[slot]:
+                raise Disagreement(slot)
+            scored.append((rowid, cosine))
+    scored.sort(key=lambda rc: (-rc[1], rc[0]))
+    return [(r, c) for r, c in scored[:depth] if c > 0]
+
+
+def _lookup(db: sqlite3.Connection, where: list[str], args: list[object], slots: list[int]
+            ) -> dict[int, int]:
+    """Which of `slots` are candidates: slot -> rowid."""
+    if not slots:
+        return {}
+    return {slot: rowid for rowid, slot in db.execute(
+        "SELECT v.rowid, v.slot FROM json_each(?) j CROSS JOIN entry_vectors v "
+        "ON v.slot = j.value CROSS JOIN entries e ON e.rowid = v.rowid WHERE "
+        + " AND ".join(where), [json.dumps(slots), *args])}
+
+
+def _floor(found: dict[int, int], estimates: list[float], bounds: list[float], depth: int
+           ) -> float:
+    """The `depth`-th best lower bound among the candidates `found`: no candidate whose upper
+    bound is below it can be among the `depth` nearest."""
+    if len(found) < depth:
+        return float("-inf")
+    import heapq
+
+    return heapq.nlargest(depth, (estimates[s] - bounds[s] for s in found))[-1]
