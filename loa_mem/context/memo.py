@@ -72,10 +72,30 @@ def holds(memo: Any, config: dict[str, Any], now_iso: str) -> bool:
         next_warning is None or warning_limit(config["memory_schema"], now_iso) < next_warning))
 
 
+def ranked_shortlist(db: Connection, memory: dict[str, Any], now_iso: str, ids: list[str]
+                     ) -> list[Any]:
+    """Every entry of the shortlist `ids` that ranks at all, in the ranking's order (no limit:
+    an id found twice in the files gives two rows)."""
+    return _ranked(db, memory, "", now_iso, None, -1, ids) if ids else []
+
+
+def first_of_each(rows: list[Any], per_category: int, limit: int) -> list[Any]:
+    """What `top_rows` gives, from all the rows in the ranking's order: each category's first
+    `per_category`, at most `limit` in all."""
+    seen: dict[str, int] = {}
+    found = []
+    for row in rows:
+        seen[row[9]] = seen.get(row[9], 0) + 1
+        if seen[row[9]] <= per_category:
+            found.append(row)
+    return found[:limit]
+
+
 def ranking_span(db: Connection, memory: dict[str, Any], now_iso: str, ids: list[str],
-                 per_category: int, until: float) -> float:
+                 per_category: int, until: float, ranked: list[Any] | None = None) -> float:
     """Until when the memory sections' rows (`top_rows` over the shortlist `ids`) stay as
-    they are, at most `until` (the shortlist's own span)."""
+    they are, at most `until` (the shortlist's own span). `ranked`: `ranked_shortlist`, when
+    the caller has it."""
     start = clock.parse(now_iso).timestamp()
     if not ids:
         return until
@@ -87,7 +107,7 @@ def ranking_span(db: Connection, memory: dict[str, Any], now_iso: str, ids: list
     weight = float((memory.get("retrieval") or {}).get("recency_weight", 0.2))
     by_category: dict[str, list[Any]] = {}
     shown = []  # each category's first `per_category`, in the ranking's order
-    for row in _ranked(db, memory, "", now_iso, len(ids), len(ids), ids):
+    for row in ranked_shortlist(db, memory, now_iso, ids) if ranked is None else ranked:
         rows = by_category.setdefault(row[9], [])
         rows.append(row)
         if len(rows) <= per_category:
@@ -153,8 +173,8 @@ def top_rows(db: Connection, memory: dict[str, Any], query: str, now_iso: str,
     return _ranked(db, memory, query, now_iso, per_category, per_category * categories, ids)
 
 
-def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str, per_category: int,
-            limit: int, ids: list[str] | None = None) -> list[Any]:
+def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str,
+            per_category: int | None, limit: int, ids: list[str] | None = None) -> list[Any]:
     retrieval = memory.get("retrieval") or {}
     where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
     if ids:

@@ -34,6 +34,7 @@ from loa_mem.core.errors import LoaMemError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Collection
     from pathlib import Path
     from typing import Any
 
@@ -101,9 +102,11 @@ def _caught_up(top: str, cache_dir: str, config: dict[str, Any], side_cache: dic
 
     index = Index(Path(cache_dir) / "index.sqlite3")
     try:
-        if index.in_memory or not _catch_up(index, top, config, side_cache, changed):
+        vouched = None if index.in_memory else _catch_up(index, top, config, side_cache,
+                                                          changed)
+        if vouched is None:
             return None
-        side = _side(index, top, cache_dir, config, side_cache, changed, now_iso)
+        side = _side(index, top, cache_dir, config, side_cache, changed, vouched, now_iso)
         if side is None:
             return None
         use_memo = options.format == "markdown" and not options.query and memo.holds(
@@ -117,9 +120,12 @@ def _caught_up(top: str, cache_dir: str, config: dict[str, Any], side_cache: dic
 
 
 def _catch_up(index: Index, top: str, config: dict[str, Any], side_cache: dict[str, Any],
-              changed: list[str]) -> bool:
+              changed: list[str]) -> set[str] | None:
     """The index caught up with the `changed` files and the events log, as the `Store` would;
-    False when a file must be parsed whole (the slow path does) or the index is not fresh."""
+    None when a file must be parsed whole (the slow path does) or the index is not fresh.
+    Returns the files whose catch-up itself vouched that entries were only appended to the
+    text the side cache saw (the index had the signature the side cache recorded, and the hash
+    of that text, recorded then, is the hash of the file's beginning now)."""
     from pathlib import Path
 
     from loa_mem.memory import layout, reread
@@ -128,18 +134,25 @@ def _catch_up(index: Index, top: str, config: dict[str, Any], side_cache: dict[s
     archive = memory["lifecycle"]["archive_dir"]
     archived = {p for c in memory["categories"].values()
                 for p in layout.files(top, archive, c["storage_file"])}
+    vouched = set()
     for path in changed:
         now = fast.signature(os.path.join(top, path))
         signature = (now[0], now[1]) if now else None
-        if index.signature(path) != signature and not reread.catch_up(
-                index, Path(top) / path, path, path in archived, signature):
-            return False
+        before = index.signature(path)
+        if before == signature:  # caught up already (by a recall, say)
+            continue
+        how = reread.catch_up(index, Path(top) / path, path, path in archived, signature)
+        if how is None:
+            return None
+        if how == reread.APPENDED and before and list(before) == side_cache["files"][path]:
+            vouched.add(path)
     if _events_grew(top, side_cache):
         from loa_mem.memory import eventlog
 
         eventlog.refresh(index, top, layout.files(top, memory["storage_dir"],
                                                   fast.EVENTS_FILE))
-    return fast.index_fresh(index.db, top, config, side_cache.get("index_schema"))
+    fresh = fast.index_fresh(index.db, top, config, side_cache.get("index_schema"))
+    return vouched if fresh else None
 
 
 def _events_grew(top: str, side_cache: dict[str, Any]) -> bool:
@@ -149,12 +162,12 @@ def _events_grew(top: str, side_cache: dict[str, Any]) -> bool:
 
 
 def _side(index: Index, top: str, cache_dir: str, config: dict[str, Any],
-          side_cache: dict[str, Any], changed: list[str], now_iso: str
+          side_cache: dict[str, Any], changed: list[str], vouched: set[str], now_iso: str
           ) -> dict[str, Any] | None:
     """The side cache's `side` part for the index as it is now, written with the rest of the
     side cache; None when the change was more than appending entries."""
     rows = dict(side_cache["rows"])
-    appended = appended_rows(index, rows, changed)
+    appended = appended_rows(index, rows, changed, vouched)
     if appended is None:
         return None
     for path, tail in appended.items():
@@ -196,17 +209,20 @@ def _active(old: Any, config: dict[str, Any], added: list[tuple[Any, ...]],
 
 
 # -- shared with the slow path (`context_sources.refresh`) ---------------------------------
-def appended_rows(index: Index, recorded: dict[str, Any], changed: list[str]
+def appended_rows(index: Index, recorded: dict[str, Any], changed: list[str],
+                  vouched: Collection[str] = ()
                   ) -> dict[str, list[tuple[str, int | None, int, bool, str | None]]] | None:
     """Per file of `changed`, its entries appended since its `recorded` fingerprint
     (`_fingerprints`; as `Index.after_line` gives them), when appending is all that happened
-    to it (every entry up to the recorded last line has the text it had); else None."""
+    to it (every entry up to the recorded last line has the text it had: checked against the
+    fingerprint, unless the file is one of `vouched`); else None."""
     found = {}
     for path in changed:
         n, hashed, low, high, last = recorded.get(path) or [0, 0, 0, 0, 0]
         if hashed != n:  # an entry without a text hash cannot be vouched for
             return None
-        if index.fingerprints({path: last}).get(path) != [n, hashed, low, high]:
+        if path not in vouched and index.fingerprints({path: last}).get(path) != [
+                n, hashed, low, high]:
             return None
         found[path] = index.after_line(path, last)
     return found

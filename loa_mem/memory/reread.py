@@ -69,49 +69,61 @@ def _content(chunk: str) -> str:
     return "\n".join(lines)
 
 
+APPENDED, MATCHED = "appended", "matched"
+
+
 def catch_up(index: Index, file: Path, path: str, in_archive: bool,
-             signature: Signature | None) -> bool:
+             signature: Signature | None) -> str | None:
     """Update the rows of the indexed file `path` (on disk at `file`), which now has
-    `signature`, in a transaction of its own (see `refresh`); False, nothing changed, when it
-    must be parsed whole."""
+    `signature`, in a transaction of its own (see `refresh`): APPENDED or MATCHED as there;
+    None, nothing changed, when it must be parsed whole."""
     if signature is None or signature[1] == 0 or index.signature(path) is None:
-        return False
+        return None
     try:
-        text = textfile.read_text(file, path)
-    except (InvalidFile, OSError):
-        return False
+        data = file.read_bytes()
+    except OSError:  # gone, a directory: the whole parse names the problem
+        return None
     index.begin()
     try:
-        if not refresh(index, path, in_archive, text, signature):
+        how = refresh(index, path, in_archive, data, signature)
+        if how is None:
             index.rollback()
-            return False
+            return None
         index.set_file(path, signature, *index.layout(path))
         index.commit()
     except BaseException:
         index.rollback()
         raise
-    return True
+    return how
 
 
-def refresh(index: Index, path: str, in_archive: bool, text: str,
-            signature: tuple[int, int] | None = None) -> bool:
-    """Update the rows of `path` to `text` inside the caller's transaction; False (nothing
-    changed) when the file must be parsed whole instead. `signature`: the one the caller
-    gives the file next, recorded with the text's hash for the next catch-up."""
+def refresh(index: Index, path: str, in_archive: bool, data: bytes,
+            signature: tuple[int, int] | None = None) -> str | None:
+    """Update the rows of `path` to its content `data` inside the caller's transaction:
+    APPENDED when `data` is the text the rows were read from (the recorded hash says so) with
+    whole items added at its end, and only those were read; MATCHED when its items were matched
+    with the rows by their hashes; None (nothing changed) when the file must be parsed whole
+    instead. `signature`: the one the caller gives the file next, recorded with the text's
+    hash for the next catch-up."""
     indent, flow = index.layout(path)
     if flow:
-        return False
-    record = _record(index, path)
-    encoded = text.encode("utf-8", "surrogatepass")
-    whole = _appended(index, path, in_archive, text, encoded, indent, record)
-    if whole is None:
+        return None
+    how, found = APPENDED, _appended(index, path, in_archive, data, indent,
+                                     _record(index, path))
+    if found is None:
+        try:
+            text = textfile.decode(data, path)
+        except InvalidFile:
+            return None
         if not _matched(index, path, in_archive, text, indent):
-            return False
-        whole = blake2b(encoded, digest_size=16)
+            return None
+        how, found = MATCHED, (blake2b(data, digest_size=16), text.count("\n"))
     if signature is not None:
-        value = {"signature": list(signature), "size": len(encoded), "hash": whole.hexdigest()}
+        whole, lines = found
+        value = {"signature": list(signature), "size": len(data), "hash": whole.hexdigest(),
+                 "lines": lines}
         index.set_meta(_KEY + path, json.dumps(value))
-    return True
+    return how
 
 
 _KEY = "reread:"
@@ -127,27 +139,33 @@ def _record(index: Index, path: str) -> dict[str, object] | None:
     return record if signature and list(signature) == record.get("signature") else None
 
 
-def _appended(index: Index, path: str, in_archive: bool, text: str, encoded: bytes,
-              indent: int, record: dict[str, object] | None) -> blake2b | None:
-    """When `text` is the recorded text with whole items added at its end, add their rows and
-    return the hash of `text`; None (nothing changed) otherwise."""
+def _appended(index: Index, path: str, in_archive: bool, data: bytes, indent: int,
+              record: dict[str, object] | None) -> tuple[blake2b, int] | None:
+    """When `data` is the recorded text with whole items added at its end, add their rows and
+    return the hash of `data` and its number of lines; None (nothing changed) otherwise. Only
+    the added bytes are decoded: the rest hashes as the text the rows were read from."""
     size = record.get("size") if record else None
-    if not isinstance(size, int) or not 0 < size < len(encoded) or encoded[size - 1] != 10:
+    if not isinstance(size, int) or not 0 < size < len(data) or data[size - 1] != 10:
         return None
-    whole = blake2b(encoded[:size], digest_size=16)
+    view = memoryview(data)
+    whole = blake2b(view[:size], digest_size=16)
     if record is None or whole.hexdigest() != record.get("hash"):
         return None
-    tail = encoded[size:].decode("utf-8", "surrogatepass")
+    try:
+        tail = str(view[size:], "utf-8")
+    except UnicodeDecodeError:
+        return None
     found = pieces(tail, indent)  # None when the tail starts inside the last item
     if found is None:
         return None
-    offset = text.count("\n", 0, len(text) - len(tail))
+    lines = record.get("lines")  # recorded since; counted in a record made before
+    offset = lines if isinstance(lines, int) else data.count(b"\n", 0, size)
     read = _read([Piece(p.start + offset, p.text, p.text_hash) for p in found], indent, path)
     if read is None:
         return None
     index.insert(path, in_archive, [item.span() for item in read])
-    whole.update(encoded[size:])
-    return whole
+    whole.update(view[size:])
+    return whole, offset + tail.count("\n")
 
 
 def _matched(index: Index, path: str, in_archive: bool, text: str, indent: int) -> bool:

@@ -287,7 +287,7 @@ class Store:
         from loa_mem.memory import reread
 
         return reread.catch_up(self._open_index(), self.top / grimoire.path, grimoire.path,
-                               grimoire.in_archive, signature)
+                               grimoire.in_archive, signature) is not None
 
     def forget_file(self, path: str) -> None:
         """Leave a file that does not parse out of the index (for readers that carry on
