@@ -112,16 +112,17 @@ def read_blocks(path: Path, generation: str, model: str, dim: int) -> int | None
 
 def load(path: Path, blocks: int, dim: int) -> list[Block] | None:
     """The first `blocks` blocks, each checked against its CRC-32 (None: one is damaged)."""
+    import mmap
+
     size = block_bytes(dim)
     try:
         with path.open("rb") as handle:
-            handle.seek(HEADER_SIZE)
-            raw = handle.read(blocks * size)
-    except OSError:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file
         return None
-    if len(raw) < blocks * size:
+    if len(mapped) < HEADER_SIZE + blocks * size:
         return None
-    view = memoryview(raw)
+    view = memoryview(mapped)[HEADER_SIZE:]
     width = 4 * BLOCK + 1
     out = []
     for start in range(0, blocks * size, size):
@@ -153,14 +154,10 @@ def estimate(blocks: list[Block], query: tuple[float, ...]) -> tuple[list[float]
     size = math.sqrt(math.fsum(v * v for v in query))
     off = math.sqrt(math.fsum((v - i * unit) ** 2 for v, i in zip(query, ints, strict=True)))
     bias = int.from_bytes(struct.pack("<I", HALF) * BLOCK, "little")
-    used = [(i, j) for j, i in enumerate(ints) if i]
     estimates: list[float] = []
     bounds: list[float] = []
     for block in blocks:
-        total = bias
-        columns = block.columns
-        for i, j in used:
-            total += i * columns[j]
+        total = sum(map(mul, ints, block.columns), bias)
         lanes = array(_LANE, total.to_bytes(4 * BLOCK, "little"))
         if _BIG_ENDIAN:
             lanes.byteswap()
