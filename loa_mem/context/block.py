@@ -11,8 +11,8 @@ sidecar memories, the top memories of each category (recall's score, with `--que
 relevance), and the hot working set. Items that do not fit are left out, lowest priority first
 (memories by score), and a last line says what was cut. Tokens are `tokens.estimate`.
 
-This module is imported by the hook: standard library, `clock`, `memo`, `scoring` and `tokens`
-only.
+This module is imported by the hook: standard library, `clock`, `memo`, `rowcodec`, `scoring`
+and `tokens` only.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import os
 from loa_mem.context import memo as ahead
 from loa_mem.context.memo import settings
 from loa_mem.core import clock, tokens
+from loa_mem.memory import rowcodec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -130,10 +131,10 @@ def _expiring(db: Connection | None, memory: dict[str, Any], now_iso: str,
     limit = ahead.warning_limit(memory, now_iso)
     live = "retired=0 AND superseded_by IS NULL AND expires_at IS NOT NULL"
     found: list[Candidate] = []
-    for memory_id, expires, data in db.execute(
-            f"SELECT id, expires_at, data FROM entries WHERE {live} AND expires_at>? "
-            "AND expires_at<=? ORDER BY expires_at, id", (now_iso, limit)):
-        summary = _summary(json.loads(data))
+    for memory_id, expires, *data in db.execute(
+            f"SELECT id, expires_at, {rowcodec.columns('entries')} FROM entries WHERE {live} "
+            "AND expires_at>? AND expires_at<=? ORDER BY expires_at, id", (now_iso, limit)):
+        summary = _summary(rowcodec.unpack(*data))
         found.append((section, _one_line(f"- {memory_id} expires {expires}: {summary}"),
                       {"id": memory_id, "expires_at": expires, "summary": summary}))
     (expired,) = db.execute(f"SELECT count(*) FROM entries WHERE {live} AND expires_at<=?",

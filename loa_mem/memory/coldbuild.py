@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem.core.errors import InvalidFile
 from loa_mem.memory.index import create
-from loa_mem.memory.indexrows import INDEXES, INSERT_ENTRIES, Prepared
+from loa_mem.memory.indexrows import INDEXES, INSERT_ENTRIES, Prepared, add_names
 
 if TYPE_CHECKING:
     from loa_mem.core.located import ListFile
@@ -44,6 +44,7 @@ class Build:
             rows: list[Prepared]) -> None:
         """One grimoire file's rows (from `indexrows.prepare`)."""
         first = self.next_rowid
+        add_names(self.db, rows)
         self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
                                              for offset, row in enumerate(rows)))
         self.next_rowid += len(rows)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import json
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core import spanhash
+from loa_mem.memory import rowcodec
 from loa_mem.memory.indexrows import (
     INDEX_TEXT,
     INDEXES,
@@ -27,6 +27,7 @@ from loa_mem.memory.indexrows import (
     TABLES,
     Prepared,
     Span,
+    add_names,
     key_offsets,
     prepare,
 )
@@ -50,6 +51,10 @@ class Row:
 
 
 Signature = tuple[int, int]
+
+# the rows of one grimoire file (a path's number, looked up once per statement)
+_IN_FILE = "file=(SELECT file FROM paths WHERE path=?)"
+_PATH = "(SELECT path FROM paths WHERE paths.file=entries.file)"
 
 def _writable(path: Path) -> bool:
     """Whether the index file can be created or changed (os.access also sees a read-only
@@ -181,9 +186,9 @@ class Index:
 
     def drop_file(self, path: str) -> None:
         self.db.execute(
-            "DELETE FROM entry_text WHERE rowid IN (SELECT rowid FROM entries WHERE path=?)",
+            f"DELETE FROM entry_text WHERE rowid IN (SELECT rowid FROM entries WHERE {_IN_FILE})",
             (path,))
-        self.db.execute("DELETE FROM entries WHERE path=?", (path,))
+        self.db.execute(f"DELETE FROM entries WHERE {_IN_FILE}", (path,))
 
     # -- entries ------------------------------------------------------------------------
     def insert(self, path: str, in_archive: bool, items: Iterable[Span]) -> None:
@@ -195,6 +200,7 @@ class Index:
         if not prepared:
             return
         (first,) = self.db.execute("SELECT coalesce(max(rowid), 0) + 1 FROM entries").fetchone()
+        add_names(self.db, prepared)
         self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
                                              for offset, row in enumerate(prepared)))
         self.db.execute(INDEX_TEXT, (first, first + len(prepared) - 1))
@@ -207,13 +213,13 @@ class Index:
     def hashes(self, path: str) -> list[tuple[int, int | None, int, int]]:
         """(rowid, text hash, first line, last line) of every row of `path`, in file order."""
         return [(int(r), h, int(f), int(la)) for r, h, f, la in self.db.execute(
-            "SELECT rowid, text_hash, first_line, last_line FROM entries WHERE path=? "
+            f"SELECT rowid, text_hash, first_line, last_line FROM entries WHERE {_IN_FILE} "
             "ORDER BY first_line", (path,))]
 
     def outline(self, path: str) -> list[tuple[int, int | None, str, int]]:
         """(rowid, text hash, id, first line) of every row of `path`, in file order."""
         return [(int(r), h, str(i), int(f)) for r, h, i, f in self.db.execute(
-            "SELECT rowid, text_hash, id, first_line FROM entries WHERE path=? "
+            f"SELECT rowid, text_hash, id, first_line FROM entries WHERE {_IN_FILE} "
             "ORDER BY first_line", (path,))]
 
     def move_rows(self, moves: list[tuple[int, int, int]]) -> None:
@@ -230,7 +236,7 @@ class Index:
         totals = list(itertools.accumulate(delta for _, delta in edits))
         moves = []
         for rowid, first in self.db.execute(
-                "SELECT rowid, first_line FROM entries WHERE path=? AND first_line>?",
+                f"SELECT rowid, first_line FROM entries WHERE {_IN_FILE} AND first_line>?",
                 (path, ends[0])).fetchall():
             delta = totals[bisect.bisect_left(ends, first) - 1]
             if delta:
@@ -240,19 +246,19 @@ class Index:
 
     def _rows(self, sql: str, args: tuple[Any, ...]) -> list[Row]:
         found = []
-        for rowid, memory_id, path, in_archive, first, last, text, keys in self.db.execute(
-                "SELECT rowid, id, path, in_archive, first_line, last_line, data, key_lines "
-                "FROM entries " + sql, args):
-            data = json.loads(text)
-            found.append(Row(rowid, memory_id, path, bool(in_archive), first, last, data,
-                             key_offsets(data, keys)))
+        for rowid, path, in_archive, first, last, *values in self.db.execute(
+                f"SELECT rowid, {_PATH}, in_archive, first_line, last_line, "
+                f"{rowcodec.columns('entries')} FROM entries " + sql, args):
+            data = rowcodec.unpack(*values)
+            found.append(Row(rowid, values[1], path, bool(in_archive), first, last, data,
+                             key_offsets(data, rowcodec.layout(values[0])[2])))
         return found
 
     def by_id(self, memory_id: str) -> list[Row]:
-        return self._rows("WHERE id=? ORDER BY in_archive, path", (memory_id,))
+        return self._rows(f"WHERE id=? ORDER BY in_archive, {_PATH}", (memory_id,))
 
     def in_file(self, path: str) -> list[Row]:
-        return self._rows("WHERE path=? ORDER BY first_line", (path,))
+        return self._rows(f"WHERE {_IN_FILE} ORDER BY first_line", (path,))
 
     def by_rowids(self, rowids: Iterable[int]) -> list[Row]:
         wanted = list(rowids)
@@ -274,7 +280,8 @@ class Index:
         return str(row[0]) if row else ""
 
     def count_in_file(self, path: str) -> int:
-        row = self.db.execute("SELECT count(*) FROM entries WHERE path=?", (path,)).fetchone()
+        row = self.db.execute(f"SELECT count(*) FROM entries WHERE {_IN_FILE}",
+                              (path,)).fetchone()
         return int(row[0])
 
     def all_rows(self) -> list[Row]:
@@ -309,11 +316,11 @@ class Index:
         halves = "sum(text_hash & 4294967295), sum((text_hash >> 32) & 4294967295)"
         rows: Iterable[tuple[Any, ...]]
         if up_to is None:
-            rows = self.db.execute(f"SELECT path, count(*), count(text_hash), {halves} "
-                                   "FROM entries GROUP BY path")
+            rows = self.db.execute(f"SELECT {_PATH}, count(*), count(text_hash), {halves} "
+                                   "FROM entries GROUP BY file")
         else:
             rows = (self.db.execute(f"SELECT ?, count(*), count(text_hash), {halves} FROM "
-                                    "entries WHERE path=? AND first_line<=?",
+                                    f"entries WHERE {_IN_FILE} AND first_line<=?",
                                     (path, path, last)).fetchone()
                     for path, last in up_to.items())
         return {str(path): [int(n), int(hashed), int(low or 0), int(high or 0)]
@@ -322,7 +329,7 @@ class Index:
     def last_lines(self) -> dict[str, int]:
         """Per grimoire file, the last line of its last entry."""
         return {str(path): int(last or 0) for path, last in self.db.execute(
-            "SELECT path, max(last_line) FROM entries GROUP BY path")}
+            f"SELECT {_PATH}, max(last_line) FROM entries GROUP BY file")}
 
     def after_line(self, path: str, line: int
                    ) -> list[tuple[str, int | None, int, bool, str | None]]:
@@ -331,7 +338,7 @@ class Index:
         return [(str(i), h, int(last), not retired and by is None, expires)
                 for i, h, last, retired, by, expires in self.db.execute(
                     "SELECT id, text_hash, last_line, retired, superseded_by, expires_at "
-                    "FROM entries WHERE path=? AND first_line>? ORDER BY first_line",
+                    f"FROM entries WHERE {_IN_FILE} AND first_line>? ORDER BY first_line",
                     (path, line))]
 
     def expiries(self, ids: list[str]) -> list[str]:

@@ -1,10 +1,14 @@
 """The index's schema and its rows: what `index.Index` stores for each entry, computed where a file
 was parsed (a worker process on a cold build), so only plain values travel.
 
+An entry's values are stored once (see `rowcodec`): the columns recall filters and ranks on, the
+content and summary the full-text index reads, and as JSON only the keys no column holds. The
+grimoire paths and the entries' key layouts are numbered in tables of their own.
+
 The full-text table holds no copy of the text: it is an external-content FTS5 table over the view
-`entry_source`, which reads content and summary out of each row's JSON and the tags out of its
-tags column. Its rows are therefore always indexed from that view (never from values passed
-alongside), so that deleting a row removes exactly the words it added.
+`entry_source`, which reads content, summary and tags out of each row's columns. Its rows are
+therefore always indexed from that view (never from values passed alongside), so that deleting a
+row removes exactly the words it added.
 """
 
 from __future__ import annotations
@@ -16,27 +20,33 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import spanhash
 from loa_mem.core.clock import parse
+from loa_mem.memory import rowcodec
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
 
 if TYPE_CHECKING:
+    from sqlite3 import Connection
+
     from loa_mem.core.located import ListFile
 
-SCHEMA_VERSION = "12"
+SCHEMA_VERSION = "13"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size INTEGER,
     indent INTEGER, flow INTEGER);
+CREATE TABLE IF NOT EXISTS paths(file INTEGER PRIMARY KEY, path TEXT UNIQUE);
+CREATE TABLE IF NOT EXISTS layouts(layout INTEGER PRIMARY KEY, keys TEXT UNIQUE);
+-- summary: its text, or its length when the content starts with it (rowcodec)
 CREATE TABLE IF NOT EXISTS entries(
-    rowid INTEGER PRIMARY KEY, id TEXT, path TEXT, in_archive INTEGER, retired INTEGER,
+    rowid INTEGER PRIMARY KEY, id TEXT, file INTEGER, in_archive INTEGER, retired INTEGER,
     category TEXT, confidence REAL, created_ts REAL, expires_at TEXT, superseded_by TEXT,
-    norm INTEGER, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, key_lines TEXT,
-    data TEXT, text_hash INTEGER);
+    norm INTEGER, tags TEXT, tier TEXT, first_line INTEGER, last_line INTEGER, layout INTEGER,
+    text_hash INTEGER, content TEXT, summary, data TEXT);
 CREATE VIEW IF NOT EXISTS entry_source(rowid, content, summary, tags) AS
-    SELECT rowid, coalesce(json_extract(data, '$.content'), ''),
-    coalesce(json_extract(data, '$.summary'), ''), substr(tags, 2, length(tags) - 2)
-    FROM entries;
+    SELECT rowid, coalesce(content, ''), CASE typeof(summary) WHEN 'integer'
+    THEN substr(content, 1, summary) ELSE coalesce(summary, '') END,
+    substr(tags, 2, length(tags) - 2) FROM entries;
 CREATE VIRTUAL TABLE IF NOT EXISTS entry_text USING fts5(content, summary, tags,
     content='entry_source', content_rowid='rowid', tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS forgotten(id TEXT PRIMARY KEY);
@@ -48,7 +58,7 @@ INDEXES = """
 CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 -- Covers a file's outline (catching up after an outside change, validate) without reading
 -- each row's data.
-CREATE INDEX IF NOT EXISTS entries_path ON entries(path, first_line, last_line, text_hash, id);
+CREATE INDEX IF NOT EXISTS entries_path ON entries(file, first_line, last_line, text_hash, id);
 -- norm: the 64-bit hash (core.spanhash) of the normalized content, for duplicate detection
 CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
 -- Covers the live-entry filters (recall's candidates, the context's counts and expiry
@@ -57,10 +67,15 @@ CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expir
     confidence, category, created_ts, tier, id);
 """
 
+# a row of `prepare` after its rowid; the path and the layout are looked up by their text
+# (`add_names` numbers them first)
 INSERT_ENTRIES = (
-    "INSERT INTO entries(rowid, id, path, in_archive, retired, category, confidence, created_ts, "
-    "expires_at, superseded_by, norm, tags, tier, first_line, last_line, key_lines, data, "
-    "text_hash) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)")
+    "INSERT INTO entries(rowid, id, file, in_archive, retired, category, confidence, created_ts, "
+    "expires_at, superseded_by, norm, tags, tier, first_line, last_line, layout, text_hash, "
+    "content, summary, data) VALUES(?,?,(SELECT file FROM paths WHERE path=?),?,?,?,?,?,?,?,?,?,"
+    "?,?,?,(SELECT layout FROM layouts WHERE keys=?),?,?,?,?)")
+_ADD_PATH = "INSERT OR IGNORE INTO paths(path) VALUES(?)"
+_ADD_LAYOUT = "INSERT OR IGNORE INTO layouts(keys) VALUES(?)"
 INDEX_TEXT = ("INSERT INTO entry_text(rowid, content, summary, tags) "
               "SELECT rowid, content, summary, tags FROM entry_source WHERE rowid BETWEEN ? AND ?")
 
@@ -121,15 +136,24 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
     tags = tags if isinstance(tags, list) else []
     confidence = get("confidence")
     effectiveness = get("effectiveness")
+    content = get("content")
+    layout, rest = rowcodec.pack(data, key_text(data, offsets))
     return (str(get("id")), path, int(in_archive), int(in_archive or bool(get("archived"))),
             str(get("category")), confidence if isinstance(confidence, (int, float)) else None,
             _epoch(source.get("timestamp") if isinstance(source, dict) else None),
             str(data["expires_at"]) if get("expires_at") else None,
             str(data["superseded_by"]) if get("superseded_by") else None,
-            spanhash.digest(normalized(str(get("content") or ""))),
+            spanhash.digest(normalized(str(content or ""))),
             f" {' '.join(map(str, tags))} ",
             tier(effectiveness if isinstance(effectiveness, dict) else None),
-            first, last, key_text(data, offsets), _encode(data), text_hash)
+            first, last, layout, text_hash, rowcodec.text_column(content),
+            rowcodec.summary_column(get("summary"), content), rest)
+
+
+def add_names(db: Connection, rows: list[Prepared]) -> None:
+    """Number the paths and the layouts of `rows` that have no number yet."""
+    db.executemany(_ADD_PATH, ((path,) for path in dict.fromkeys(row[1] for row in rows)))
+    db.executemany(_ADD_LAYOUT, ((keys,) for keys in dict.fromkeys(row[14] for row in rows)))
 
 
 def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:

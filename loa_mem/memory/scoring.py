@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import heapq
 
+from loa_mem.memory import rowcodec
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -123,11 +125,13 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
                     " AS n FROM t)")
         source = "(SELECT * FROM p WHERE n <= ?)"
         params.append(per_category)
-    sql = (f"WITH {', '.join(ctes)} SELECT t.id, t.conf, t.rel, t.rec, t.bonus, t.total, e.path, "
-           f"e.first_line, e.data, t.cat FROM {source} t JOIN entries e ON e.rowid = t.rowid "
+    sql = (f"WITH {', '.join(ctes)} SELECT t.id, t.conf, t.rel, t.rec, t.bonus, t.total, "
+           "(SELECT path FROM paths WHERE paths.file = e.file), e.first_line, t.cat, "
+           f"{rowcodec.columns('e')} FROM {source} t JOIN entries e ON e.rowid = t.rowid "
            f"ORDER BY {order} LIMIT ?")
     params.append(limit)
-    return [tuple(row) for row in db.execute(sql, params)]
+    return [(*row[:8], rowcodec.unpack_text(row[9:]), row[8])
+            for row in db.execute(sql, params)]
 
 
 def _lexical_candidates(where: list[str]) -> str:

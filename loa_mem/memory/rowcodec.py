@@ -1,0 +1,117 @@
+"""How the index stores an entry's data in few bytes, and how it reads it back whole.
+
+Most of an entry is already in the index's columns (id, category, confidence, tags, expiry,
+successor) or is the text the full-text index reads (content, summary). Those values are kept
+once, in their columns, whenever the column gives back exactly the same value; the row's `data`
+holds only the other keys, as JSON (NULL when none are left). The key order, which keys come
+from columns, and the key lines (`indexrows.key_text`) are the entry's layout, stored once in
+the `layouts` table for all the entries that share it (most entries of a store share a few).
+
+A summary that starts the content (loa-mem derives one as the content's first sentence) is
+stored as its length.
+
+Standard library only: the session-start hook reads memories through `unpack`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+_encode = json.JSONEncoder(separators=(",", ":"), default=str).encode
+
+# The keys a column can hold; their position is the column's in `COLUMNS`' values.
+TAKEN = ("id", "category", "confidence", "tags", "expires_at", "superseded_by", "content",
+         "summary")
+
+
+def columns(table: str) -> str:
+    """The SQL of what `unpack` reads, for the entries table (or alias) `table`."""
+    return (f"(SELECT keys FROM layouts WHERE layouts.layout = {table}.layout), {table}.id, "
+            f"{table}.category, {table}.confidence, {table}.tags, {table}.expires_at, "
+            f"{table}.superseded_by, {table}.content, {table}.summary, {table}.data")
+
+
+def _exact(key: str, value: Any) -> bool:
+    """Whether the column of `key` (as `indexrows` fills it) gives back `value` itself."""
+    if key in ("id", "category", "content", "summary"):
+        return isinstance(value, str)
+    if key == "confidence":  # REAL: a finite float, not -0.0 (stored as 0)
+        return type(value) is float and math.isfinite(value) and (
+            value != 0.0 or math.copysign(1.0, value) > 0)
+    if key == "tags":  # " a b ": words without spaces
+        return isinstance(value, list) and all(isinstance(t, str) for t in value) \
+            and " ".join(value).split() == value
+    # expires_at, superseded_by: the text, or NULL for null
+    return value is None or (isinstance(value, str) and value != "")
+
+
+def text_column(value: Any) -> str | None:
+    """What the content column holds (the full-text index reads it): the text itself."""
+    if value is None or isinstance(value, str):
+        return value
+    return _encode(value)
+
+
+def summary_column(summary: Any, content: Any) -> str | int | None:
+    """The summary's text, or its length when the content starts with it."""
+    if isinstance(summary, str) and summary and isinstance(content, str) \
+            and content.startswith(summary) and "\0" not in summary:  # SQL's substr stops at NUL
+        return len(summary)
+    return text_column(summary)
+
+
+def pack(data: dict[str, Any], key_lines: str) -> tuple[str, str | None]:
+    """(layout, data left over as JSON or None) of an entry's `data`."""
+    if not all(isinstance(key, str) for key in data):
+        data = json.loads(_encode(data))  # the keys JSON gives back
+    keys = list(data)
+    taken = [i for i, key in enumerate(keys) if key in TAKEN and _exact(key, data[key])]
+    rest = dict(data)
+    for i in taken:
+        del rest[keys[i]]
+    return _encode([keys, taken, key_lines]), _encode(rest) if rest else None
+
+
+_layouts: dict[str, tuple[list[str], set[int], str]] = {}
+
+
+def layout(text: str) -> tuple[list[str], set[int], str]:
+    """(keys in order, positions of the keys held in columns, key lines) of a layout."""
+    found = _layouts.get(text)
+    if found is None:
+        keys, taken, key_lines = json.loads(text)
+        found = (keys, set(taken), key_lines)
+        if len(_layouts) < 4096:
+            _layouts[text] = found
+    return found
+
+
+def unpack(layout_text: str, memory_id: str, category: str, confidence: float | None,
+           tags: str | None, expires_at: str | None, superseded_by: str | None,
+           content: str | None, summary: str | int | None, data: str | None) -> dict[str, Any]:
+    """The entry's data as the grimoire file holds it, from the values `columns` selects."""
+    keys, taken, _ = layout(text=layout_text)
+    rest = json.loads(data) if data else {}
+    found: dict[str, Any] = {}
+    for position, key in enumerate(keys):
+        if position not in taken:
+            found[key] = rest[key]
+        elif key == "tags":
+            found[key] = (tags or "").split()
+        elif key == "summary":
+            found[key] = (content or "")[:summary] if isinstance(summary, int) else summary
+        else:
+            found[key] = {"id": memory_id, "category": category, "confidence": confidence,
+                          "expires_at": expires_at, "superseded_by": superseded_by,
+                          "content": content}[key]
+    return found
+
+
+def unpack_text(values: Any) -> str:
+    """`unpack` as JSON text (what the ranking's rows carry)."""
+    return _encode(unpack(*values))
