@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,14 @@ def _entries(draw: st.DrawFn) -> dict[str, Any]:
         data["content"] = content
         if draw(st.booleans()):  # a summary cut from the content, as loa-mem derives one
             data["summary"] = content[:draw(st.integers(0, len(content)))]
+    if draw(st.booleans()):  # a source, its timestamp often as loa-mem writes it
+        moment = draw(st.integers(-10**10, 10**11))
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(moment))
+        source = draw(st.dictionaries(st.text(max_size=4), _values, max_size=2))
+        source["timestamp"] = draw(st.sampled_from([stamp, stamp.replace("Z", "+00:00"),
+                                                    stamp[:10], "now"]) | _values)
+        source.update(draw(st.dictionaries(st.text(max_size=4), _values, max_size=2)))
+        data["source"] = source
     return data
 
 

@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime_ns INTEGER, size I
     indent INTEGER, flow INTEGER);
 CREATE TABLE IF NOT EXISTS paths(file INTEGER PRIMARY KEY, path TEXT UNIQUE);
 CREATE TABLE IF NOT EXISTS layouts(layout INTEGER PRIMARY KEY, keys TEXT UNIQUE);
--- summary: its text, or its length when the content starts with it (rowcodec)
+-- summary: its text, or its length when the content starts with it (rowcodec);
+-- tier: high, review or ineffective (the tiers that move a score or are looked for), else NULL
 CREATE TABLE IF NOT EXISTS entries(
     rowid INTEGER PRIMARY KEY, id TEXT, file INTEGER, in_archive INTEGER, retired INTEGER,
     category TEXT, confidence REAL, created_ts REAL, expires_at TEXT, superseded_by TEXT,
@@ -102,6 +103,12 @@ def _epoch(timestamp: Any) -> float | None:
     return found
 
 
+def _tier(effectiveness: dict[str, Any] | None) -> str | None:
+    """The tier column: only the tiers that move a score or that commands look for."""
+    found = tier(effectiveness)
+    return found if found in ("high", "review", "ineffective") else None
+
+
 def key_text(data: Any, key_offsets: dict[str, int]) -> str:
     """The key lines as stored: the offsets alone ("0,1,2,4") when the keys are the data's keys
     in order, as both readers return them; JSON otherwise."""
@@ -137,15 +144,16 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
     confidence = get("confidence")
     effectiveness = get("effectiveness")
     content = get("content")
-    layout, rest = rowcodec.pack(data, key_text(data, offsets))
+    created = _epoch(source.get("timestamp") if isinstance(source, dict) else None)
+    layout, rest = rowcodec.pack(data, key_text(data, offsets), created)
     return (str(get("id")), path, int(in_archive), int(in_archive or bool(get("archived"))),
             str(get("category")), confidence if isinstance(confidence, (int, float)) else None,
-            _epoch(source.get("timestamp") if isinstance(source, dict) else None),
+            created,
             str(data["expires_at"]) if get("expires_at") else None,
             str(data["superseded_by"]) if get("superseded_by") else None,
             spanhash.digest(normalized(str(content or ""))),
             f" {' '.join(map(str, tags))} ",
-            tier(effectiveness if isinstance(effectiveness, dict) else None),
+            _tier(effectiveness if isinstance(effectiveness, dict) else None),
             first, last, layout, text_hash, rowcodec.text_column(content),
             rowcodec.summary_column(get("summary"), content), rest)
 

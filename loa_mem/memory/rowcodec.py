@@ -8,7 +8,8 @@ from columns, and the key lines (`indexrows.key_text`) are the entry's layout, s
 the `layouts` table for all the entries that share it (most entries of a store share a few).
 
 A summary that starts the content (loa-mem derives one as the content's first sentence) is
-stored as its length.
+stored as its length; a `source.timestamp` written as loa-mem writes it (whole seconds, UTC)
+is read back from the creation time column.
 
 Standard library only: the session-start hook reads memories through `unpack`.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,8 +34,9 @@ TAKEN = ("id", "category", "confidence", "tags", "expires_at", "superseded_by", 
 def columns(table: str) -> str:
     """The SQL of what `unpack` reads, for the entries table (or alias) `table`."""
     return (f"(SELECT keys FROM layouts WHERE layouts.layout = {table}.layout), {table}.id, "
-            f"{table}.category, {table}.confidence, {table}.tags, {table}.expires_at, "
-            f"{table}.superseded_by, {table}.content, {table}.summary, {table}.data")
+            f"{table}.category, {table}.confidence, {table}.created_ts, {table}.tags, "
+            f"{table}.expires_at, {table}.superseded_by, {table}.content, {table}.summary, "
+            f"{table}.data")
 
 
 def _exact(key: str, value: Any) -> bool:
@@ -65,8 +68,29 @@ def summary_column(summary: Any, content: Any) -> str | int | None:
     return text_column(summary)
 
 
-def pack(data: dict[str, Any], key_lines: str) -> tuple[str, str | None]:
-    """(layout, data left over as JSON or None) of an entry's `data`."""
+def stamp(created_ts: float | None) -> str | None:
+    """A creation time as loa-mem writes `source.timestamp`; None when it has no such form."""
+    if created_ts is None or not math.isfinite(created_ts) or created_ts != int(created_ts):
+        return None
+    try:
+        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(created_ts)))
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _stamp_at(source: Any, created_ts: float | None) -> int | None:
+    """The position of `source.timestamp` when the creation time column gives it back."""
+    if not isinstance(source, dict) or not isinstance(source.get("timestamp"), str) \
+            or not all(isinstance(key, str) for key in source):
+        return None
+    return list(source).index("timestamp") if source["timestamp"] == stamp(created_ts) \
+        else None
+
+
+def pack(data: dict[str, Any], key_lines: str, created_ts: float | None
+         ) -> tuple[str, str | None]:
+    """(layout, data left over as JSON or None) of an entry's `data`, created at
+    `created_ts` (its `source.timestamp` as a time)."""
     if not all(isinstance(key, str) for key in data):
         data = json.loads(_encode(data))  # the keys JSON gives back
     keys = list(data)
@@ -74,29 +98,38 @@ def pack(data: dict[str, Any], key_lines: str) -> tuple[str, str | None]:
     rest = dict(data)
     for i in taken:
         del rest[keys[i]]
-    return _encode([keys, taken, key_lines]), _encode(rest) if rest else None
+    at = _stamp_at(rest.get("source"), created_ts)
+    if at is not None:
+        rest["source"] = {k: v for k, v in rest["source"].items() if k != "timestamp"}
+    return _encode([keys, taken, key_lines, at]), _encode(rest) if rest else None
 
 
-_layouts: dict[str, tuple[list[str], set[int], str]] = {}
+_layouts: dict[str, tuple[list[str], set[int], str, int | None]] = {}
 
 
-def layout(text: str) -> tuple[list[str], set[int], str]:
-    """(keys in order, positions of the keys held in columns, key lines) of a layout."""
+def layout(text: str) -> tuple[list[str], set[int], str, int | None]:
+    """(keys in order, positions of the keys held in columns, key lines, position of the
+    timestamp in `source` when the creation time holds it) of a layout."""
     found = _layouts.get(text)
     if found is None:
-        keys, taken, key_lines = json.loads(text)
-        found = (keys, set(taken), key_lines)
+        keys, taken, key_lines, at = json.loads(text)
+        found = (keys, set(taken), key_lines, at)
         if len(_layouts) < 4096:
             _layouts[text] = found
     return found
 
 
 def unpack(layout_text: str, memory_id: str, category: str, confidence: float | None,
-           tags: str | None, expires_at: str | None, superseded_by: str | None,
-           content: str | None, summary: str | int | None, data: str | None) -> dict[str, Any]:
+           created_ts: float | None, tags: str | None, expires_at: str | None,
+           superseded_by: str | None, content: str | None, summary: str | int | None,
+           data: str | None) -> dict[str, Any]:
     """The entry's data as the grimoire file holds it, from the values `columns` selects."""
-    keys, taken, _ = layout(text=layout_text)
+    keys, taken, _, at = layout(text=layout_text)
     rest = json.loads(data) if data else {}
+    if at is not None:
+        items = list(rest["source"].items())
+        items.insert(at, ("timestamp", stamp(created_ts)))
+        rest["source"] = dict(items)
     found: dict[str, Any] = {}
     for position, key in enumerate(keys):
         if position not in taken:
