@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.core.errors import InvalidFile
-from loa_mem.memory.index import create
-from loa_mem.memory.indexrows import INDEXES, INSERT_ENTRIES, Prepared, add_names
+from loa_mem.memory.index import add_names, create
+from loa_mem.memory.indexrows import INDEXES, INSERT_ENTRIES, Prepared
 
 if TYPE_CHECKING:
     from loa_mem.core.located import ListFile

@@ -20,6 +20,8 @@ from typing import Any
 from loa_mem.core import spanhash
 from loa_mem.memory import rowcodec
 from loa_mem.memory.indexrows import (
+    ADD_LAYOUT,
+    ADD_PATH,
     INDEX_TEXT,
     INDEXES,
     INSERT_ENTRIES,
@@ -27,7 +29,6 @@ from loa_mem.memory.indexrows import (
     TABLES,
     Prepared,
     Span,
-    add_names,
     key_offsets,
     prepare,
 )
@@ -76,6 +77,12 @@ def create(db: sqlite3.Connection, indexes: bool = True) -> None:
     index, stamped with the schema version."""
     db.executescript(TABLES + (INDEXES if indexes else ""))
     db.execute("INSERT OR REPLACE INTO meta VALUES('schema', ?)", (SCHEMA_VERSION,))
+
+
+def add_names(db: sqlite3.Connection, rows: list[Prepared]) -> None:
+    """Number the paths and the layouts of `rows` (from `prepare`) that have none yet."""
+    db.executemany(ADD_PATH, ((path,) for path in dict.fromkeys(row[1] for row in rows)))
+    db.executemany(ADD_LAYOUT, ((keys,) for keys in dict.fromkeys(row[14] for row in rows)))
 
 
 def snapshot(source: Path, target: Path) -> None:
@@ -380,5 +387,5 @@ class Index:
         return {str(r[0]) for r in self.db.execute("SELECT id FROM forgotten")}
 
 
-__all__ = ["SCHEMA_VERSION", "Index", "Prepared", "Row", "Signature", "Span", "create", "prepare",
-           "snapshot"]
+__all__ = ["SCHEMA_VERSION", "Index", "Prepared", "Row", "Signature", "Span", "add_names", "create",
+           "prepare", "snapshot"]

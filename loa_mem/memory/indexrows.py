@@ -25,8 +25,6 @@ from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
 
 if TYPE_CHECKING:
-    from sqlite3 import Connection
-
     from loa_mem.core.located import ListFile
 
 SCHEMA_VERSION = "13"
@@ -69,14 +67,14 @@ CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expir
 """
 
 # a row of `prepare` after its rowid; the path and the layout are looked up by their text
-# (`add_names` numbers them first)
+# (`index.add_names` numbers them first)
 INSERT_ENTRIES = (
     "INSERT INTO entries(rowid, id, file, in_archive, retired, category, confidence, created_ts, "
     "expires_at, superseded_by, norm, tags, tier, first_line, last_line, layout, text_hash, "
     "content, summary, data) VALUES(?,?,(SELECT file FROM paths WHERE path=?),?,?,?,?,?,?,?,?,?,"
     "?,?,?,(SELECT layout FROM layouts WHERE keys=?),?,?,?,?)")
-_ADD_PATH = "INSERT OR IGNORE INTO paths(path) VALUES(?)"
-_ADD_LAYOUT = "INSERT OR IGNORE INTO layouts(keys) VALUES(?)"
+ADD_PATH = "INSERT OR IGNORE INTO paths(path) VALUES(?)"
+ADD_LAYOUT = "INSERT OR IGNORE INTO layouts(keys) VALUES(?)"
 INDEX_TEXT = ("INSERT INTO entry_text(rowid, content, summary, tags) "
               "SELECT rowid, content, summary, tags FROM entry_source WHERE rowid BETWEEN ? AND ?")
 
@@ -156,12 +154,6 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
             _tier(effectiveness if isinstance(effectiveness, dict) else None),
             first, last, layout, text_hash, rowcodec.text_column(content),
             rowcodec.summary_column(get("summary"), content), rest)
-
-
-def add_names(db: Connection, rows: list[Prepared]) -> None:
-    """Number the paths and the layouts of `rows` that have no number yet."""
-    db.executemany(_ADD_PATH, ((path,) for path in dict.fromkeys(row[1] for row in rows)))
-    db.executemany(_ADD_LAYOUT, ((keys,) for keys in dict.fromkeys(row[14] for row in rows)))
 
 
 def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared]:
