@@ -16,6 +16,7 @@ Standard library only: the session-start hook reads memories through `unpack`.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -68,40 +69,81 @@ def summary_column(summary: Any, content: Any) -> str | int | None:
     return text_column(summary)
 
 
+_stamps: dict[float, str | None] = {}
+
+
 def stamp(created_ts: float | None) -> str | None:
     """A creation time as loa-mem writes `source.timestamp`; None when it has no such form."""
-    if created_ts is None or not math.isfinite(created_ts) or created_ts != int(created_ts):
+    if created_ts is None:
         return None
-    try:
-        return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(created_ts)))
-    except (OverflowError, OSError, ValueError):
-        return None
+    found = _stamps.get(created_ts, "")
+    if found == "":
+        found = None
+        if math.isfinite(created_ts) and created_ts == int(created_ts):
+            with contextlib.suppress(OverflowError, OSError, ValueError):
+                found = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(int(created_ts)))
+        if len(_stamps) < 4096:
+            _stamps[created_ts] = found
+    return found
+
+
+# per tuple of keys: whether all are text, and the (position, key) of those a column may hold
+_shapes: dict[tuple[Any, ...], tuple[bool, list[tuple[int, str]]]] = {}
+# per tuple of `source` keys: the position of "timestamp" when all keys are text
+_source_shapes: dict[tuple[Any, ...], int | None] = {}
+_layout_texts: dict[tuple[Any, ...], str] = {}
+
+
+def _shape(keys: tuple[Any, ...]) -> tuple[bool, list[tuple[int, str]]]:
+    found = _shapes.get(keys)
+    if found is None:
+        found = (all(isinstance(key, str) for key in keys),
+                 [(i, key) for i, key in enumerate(keys) if key in TAKEN])
+        if len(_shapes) < 1024:
+            _shapes[keys] = found
+    return found
 
 
 def _stamp_at(source: Any, created_ts: float | None) -> int | None:
     """The position of `source.timestamp` when the creation time column gives it back."""
-    if not isinstance(source, dict) or not isinstance(source.get("timestamp"), str) \
-            or not all(isinstance(key, str) for key in source):
+    if type(source) is not dict or source.get("timestamp") != stamp(created_ts) \
+            or stamp(created_ts) is None:
         return None
-    return list(source).index("timestamp") if source["timestamp"] == stamp(created_ts) \
-        else None
+    keys = tuple(source)
+    if keys not in _source_shapes:
+        at = keys.index("timestamp") if all(isinstance(k, str) for k in keys) else None
+        if len(_source_shapes) >= 1024:
+            return at
+        _source_shapes[keys] = at
+    return _source_shapes[keys]
 
 
 def pack(data: dict[str, Any], key_lines: str, created_ts: float | None
          ) -> tuple[str, str | None]:
     """(layout, data left over as JSON or None) of an entry's `data`, created at
     `created_ts` (its `source.timestamp` as a time)."""
-    if not all(isinstance(key, str) for key in data):
+    keys = tuple(data)
+    text_keys, candidates = _shape(keys)
+    if not text_keys:
         data = json.loads(_encode(data))  # the keys JSON gives back
-    keys = list(data)
-    taken = [i for i, key in enumerate(keys) if key in TAKEN and _exact(key, data[key])]
+        keys = tuple(data)
+        candidates = _shape(keys)[1]
     rest = dict(data)
-    for i in taken:
-        del rest[keys[i]]
+    taken = []
+    for i, key in candidates:
+        if _exact(key, data[key]):
+            taken.append(i)
+            del rest[key]
     at = _stamp_at(rest.get("source"), created_ts)
     if at is not None:
         rest["source"] = {k: v for k, v in rest["source"].items() if k != "timestamp"}
-    return _encode([keys, taken, key_lines, at]), _encode(rest) if rest else None
+    shape = (keys, tuple(taken), key_lines, at)
+    layout_text = _layout_texts.get(shape)
+    if layout_text is None:
+        layout_text = _encode([keys, taken, key_lines, at])
+        if len(_layout_texts) < 1024:
+            _layout_texts[shape] = layout_text
+    return layout_text, _encode(rest) if rest else None
 
 
 _layouts: dict[str, tuple[list[str], set[int], str, int | None]] = {}
