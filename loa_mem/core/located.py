@@ -5,7 +5,10 @@ YAML library unless an item needs the full parser."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+    from typing import Any
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,12 @@ entry and is not parsed again.
 
 from __future__ import annotations
 
-from hashlib import blake2b
+try:  # hashlib's own BLAKE2b, without hashlib: importing it loads OpenSSL (~3 ms)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
+
+__all__ = ["blake2b", "digest", "of_lines"]
 
 
 def digest(text: str) -> int:

@@ -12,12 +12,15 @@ do not read as one item each, is read whole by the full parser, which reports it
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from loa_mem.core import spanhash
 from loa_mem.core.errors import InvalidFile
 from loa_mem.core.located import ListFile, Located
 from loa_mem.core.yamlscalars import UNSURE, flow_list, fold, key, plain, quoted
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+    from typing import Any
 
 # line breaks YAML counts besides "\n": a file holding any is read by the full parser
 _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t"

@@ -6,7 +6,10 @@ anything else answers `UNSURE` and its item goes to the full parser.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+    from typing import Any
 
 UNSURE: Any = object()
 

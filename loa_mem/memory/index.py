@@ -15,7 +15,6 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from loa_mem.core import spanhash
 from loa_mem.memory import rowcodec
@@ -33,6 +32,10 @@ from loa_mem.memory.indexrows import (
     prepare,
 )
 from loa_mem.memory.rules import normalize as normalized
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+    from typing import Any
 
 
 @dataclass(frozen=True)

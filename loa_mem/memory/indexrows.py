@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import spanhash
 from loa_mem.core.clock import parse
@@ -24,8 +23,13 @@ from loa_mem.memory import rowcodec
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from loa_mem.core.located import ListFile
+else:  # the aliases below are built at run time, where typing is not imported (import budget)
+    Any = object
 
 SCHEMA_VERSION = "13"
 

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from hashlib import blake2b
-from typing import TYPE_CHECKING
 
 from loa_mem.core import spanhash, textfile, yamlfast
 from loa_mem.core.errors import InvalidFile
+from loa_mem.core.spanhash import blake2b
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and pathlib are not imported at run time: the catch-up's budget
     from pathlib import Path
 
     from loa_mem.core.located import Located

@@ -10,10 +10,13 @@ import os
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from loa_mem.core import clock
 from loa_mem.core.errors import Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+    from typing import Any
 
 CATEGORIES = ("fact", "decision", "learning", "error", "preference")
 ARCHIVE_REASONS = ("expired", "superseded", "manual", "ineffective")
