@@ -6,14 +6,21 @@ How it works, and what must always hold:
   token; a text's vector is the mean of its tokens' vectors). `model.py` fetches it once into
   the user's cache and keeps a prepared copy there (the token matrix as one `.npy` file, the
   tokenizer and, for a WordPiece or word-level one, its vocabulary), so a query costs a
-  plain-Python tokenization (`wordpiece.py`) and a few rows of that matrix, never an import of
-  model2vec, `tokenizers` or torch.
+  plain-Python tokenization (`wordpiece.py`) and a few rows of that matrix read with `struct`,
+  never an import of numpy, model2vec, `tokenizers` or torch. The few entries a remember adds
+  are embedded the same way; many entries at once (a clone, a rebuild) through numpy.
 - Entry vectors live in `<git dir>/loa-mem/vectors.bin` beside the derived index (a float32
   matrix under a header whose generation stamp ties it to the index), memory-mapped by a query;
   the index's table `entry_vectors` maps each entry row to its row of the file, and a trigger
   drops that mapping when the entry's row goes, so a re-parsed file re-embeds exactly what
   changed, at the next recall; a clone, a deleted index or a damaged file rebuild it
   (`vectors.py`). The grimoire files stay the only truth.
+- A query scores every row without numpy: `vectors.coarse` (`coarse.py`) holds the rows
+  rounded to integers, by column, as the 32-bit lanes of Python integers, so a few hundred
+  big-integer products estimate every cosine within a bound kept per row; the rows whose bound
+  reaches the top are then scored exactly from `vectors.bin`. The ranking is the exact one;
+  the copy shares the vectors file's generation, each block carries a checksum, and a copy
+  that is stale, damaged or contradicted by an exact cosine is written anew.
 - `fusion.py` turns a query into one relevance per candidate: lexical (bm25), semantic
   (cosine) or hybrid (reciprocal rank fusion of both rankings); the recall score then applies
   recency, confidence and tier to it exactly as it does to bm25 (see `loa_mem.recall`).

@@ -28,7 +28,8 @@ import math
 import struct
 import sys
 from array import array
-from operator import mul
+from itertools import repeat
+from operator import add, mul, sub
 from pathlib import Path
 from typing import NamedTuple
 
@@ -161,8 +162,9 @@ def estimate(blocks: list[Block], query: tuple[float, ...]) -> tuple[list[float]
         lanes = array(_LANE, total.to_bytes(4 * BLOCK, "little"))
         if _BIG_ENDIAN:
             lanes.byteswap()
-        estimates += map(mul, [lane - HALF for lane in lanes],
-                         [scale * unit for scale in block.scales])
-        bounds += [size * e + off * n + EPSILON for e, n in zip(block.errors, block.norms,
-                                                               strict=True)]
+        # (lane - HALF) x scale x unit, and size x error + off x norm + EPSILON, row by row
+        estimates += map(mul, map(sub, lanes, repeat(HALF)), map(mul, block.scales,
+                                                                 repeat(unit)))
+        bounds += map(add, map(mul, block.errors, repeat(size)),
+                      map(add, map(mul, block.norms, repeat(off)), repeat(EPSILON)))
     return estimates, bounds

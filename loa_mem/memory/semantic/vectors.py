@@ -314,7 +314,8 @@ def nearest(db: sqlite3.Connection, where: list[str], args: list[object],
     found: dict[int, int] = {}  # slot -> rowid
     wide = WIDE * depth
     if wide < vectors.rows:
-        best = sorted(range(vectors.rows), key=estimates.__getitem__, reverse=True)[:wide]
+        cutoff = sorted(estimates)[-wide]
+        best = [s for s, e in enumerate(estimates) if e >= cutoff]  # ties at the cutoff too
         found = _lookup(db, where, args, best)
         if len(found) >= depth:
             floor = _floor(found, estimates, bounds, depth)
