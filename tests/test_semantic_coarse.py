@@ -204,3 +204,29 @@ def test_a_rebuilt_vectors_file_makes_the_copy_stale(big: Path) -> None:
     fresh = coarse_file(big).read_bytes()
     assert fresh[24:40] != stale[24:40]  # the new generation's copy
     assert fresh[64:] == stale[64:]
+
+
+def test_a_long_lived_process_reads_a_copy_written_anew(big: Path) -> None:
+    """The MCP server keeps what it read of the copy; a copy damaged meanwhile is noticed."""
+    import os
+
+    from loa_mem.memory.recall import Filters, rank
+    from loa_mem.memory.store import Store
+
+    def ranked() -> list[str]:
+        opened = Store.open(str(big))
+        try:
+            return [hit.id for hit in rank(opened.index.db, Filters(
+                query="relational store", limit=20, mode="semantic"), 0.2,
+                opened.config.retrieval)]
+        finally:
+            opened.close()
+
+    want = ranked()
+    assert ranked() == want
+    good = coarse_file(big).read_bytes()
+    coarse_file(big).write_bytes(_swap_blocks(good))
+    stat = coarse_file(big).stat()
+    os.utime(coarse_file(big), ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert ranked() == want
+    assert coarse_file(big).read_bytes() == good

@@ -169,12 +169,29 @@ def _coarse_file(path: Path) -> Path:
     return path.with_name(coarse.FILE_NAME)
 
 
+# the blocks a long-lived process (the MCP server) read last, by the file's identity: blocks
+# are only ever appended, a rewrite replaces the file, and any other write changes its mtime
+_READ: dict[tuple[object, ...], list[coarse.Block]] = {}
+
+
 def _coarse_current(path: Path, header: Header) -> list[coarse.Block] | None:
     """The coarse copy's blocks when it is whole and covers every whole block of rows."""
-    found = coarse.read_blocks(_coarse_file(path), header.generation, header.model, header.dim)
+    target = _coarse_file(path)
+    found = coarse.read_blocks(target, header.generation, header.model, header.dim)
     if found != header.rows // coarse.BLOCK:
         return None
-    return coarse.load(_coarse_file(path), found, header.dim)
+    try:
+        stat = target.stat()
+    except OSError:
+        return None
+    key = (str(target), stat.st_ino, stat.st_mtime_ns, stat.st_size, header, found)
+    if key not in _READ:
+        blocks = coarse.load(target, found, header.dim)
+        if blocks is None:
+            return None
+        _READ.clear()
+        _READ[key] = blocks
+    return _READ[key]
 
 
 def _coarse_update(path: Path, header: Header, rebuild: bool) -> list[coarse.Block]:
