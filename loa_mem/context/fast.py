@@ -15,8 +15,10 @@ Then the Markdown block without --query is printed from the side cache's memo wh
 (`memo.holds`), without opening the index. Otherwise (JSON, --query, a memo past its span) the
 index is read, and must be fresh too: every grimoire file has the signature its row in the
 index's `files` table records, and no row is missing.
-Anything else, including any error while reading, takes the slow path: open the `Store`, which
-refreshes the index, rebuild the side cache, and build the same block. The user whose
+Anything else, including any error while reading, takes the slow path passed in: after entries
+were only appended to grimoire files (a pull), `integrations.context_catchup` catches the index
+and the side cache up without the `Store`; otherwise the `Store` is opened, which refreshes the
+index, the side cache is rebuilt, and the same block is built. The user whose
 preferences are shown is resolved through `gitfast.cached_user_email` (`USER_CACHE`).
 """
 from __future__ import annotations

@@ -15,7 +15,8 @@ not grimoire files, as JSON, so that the hook never parses YAML while nothing ch
               "shortlist": {"key", "from", "until", "ids"},     # see context.memo.shortlist
               "memo": {...} | null}}       # see context.memo (block.make_memo)
 
-It is rebuilt by the slow path when `context.fast.side_fresh` says it is stale. Sidecars are
+It is rebuilt by the slow path when `context.fast.side_fresh` says it is stale, or carried
+over by `context_catchup` when only entries were appended to grimoire files. Sidecars are
 found with `git ls-files` (tracked and untracked, ignored files excluded); a sidecar created by
 hand is found at the next rebuild, which any loa-mem write (it grows the events log) triggers.
 """
