@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import errno
 import sys
-from pathlib import Path
 
 from loa_mem.core.errors import InvalidFile, Refused
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # pathlib is not imported at run time: the catch-up paths' import budget
+    from pathlib import Path
 
 
 def decode(data: bytes, where: str) -> str:

@@ -96,11 +96,9 @@ def _meta_files(top: str) -> set[str] | None:
 def _caught_up(top: str, cache_dir: str, config: dict[str, Any], side_cache: dict[str, Any],
                changed: list[str], options: context.Options, now_iso: str
                ) -> context.Block | None:
-    from pathlib import Path
-
     from loa_mem.memory.index import Index
 
-    index = Index(Path(cache_dir) / "index.sqlite3")
+    index = Index(os.path.join(cache_dir, "index.sqlite3"))
     try:
         vouched = None if index.in_memory else _catch_up(index, top, config, side_cache,
                                                           changed)
@@ -126,8 +124,6 @@ def _catch_up(index: Index, top: str, config: dict[str, Any], side_cache: dict[s
     Returns the files whose catch-up itself vouched that entries were only appended to the
     text the side cache saw (the index had the signature the side cache recorded, and the hash
     of that text, recorded then, is the hash of the file's beginning now)."""
-    from pathlib import Path
-
     from loa_mem.memory import layout, reread
 
     memory = config["memory_schema"]
@@ -141,7 +137,7 @@ def _catch_up(index: Index, top: str, config: dict[str, Any], side_cache: dict[s
         before = index.signature(path)
         if before == signature:  # caught up already (by a recall, say)
             continue
-        how = reread.catch_up(index, Path(top) / path, path, path in archived, signature)
+        how = reread.catch_up(index, os.path.join(top, path), path, path in archived, signature)
         if how is None:
             return None
         if how == reread.APPENDED and before and list(before) == side_cache["files"][path]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import os
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 from loa_mem.core import spanhash
 from loa_mem.memory import rowcodec
@@ -34,8 +34,11 @@ from loa_mem.memory.indexrows import (
 from loa_mem.memory.rules import normalize as normalized
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+if TYPE_CHECKING:  # typing and pathlib are not imported at run time: the catch-up's budget
+    from pathlib import Path
     from typing import Any
+
+    Where = str | os.PathLike[str]
 
 
 @dataclass(frozen=True)
@@ -60,19 +63,18 @@ Signature = tuple[int, int]
 _IN_FILE = "file=(SELECT file FROM paths WHERE path=?)"
 _PATH = "(SELECT path FROM paths WHERE paths.file=entries.file)"
 
-def _writable(path: Path) -> bool:
+def _writable(path: Where) -> bool:
     """Whether the index file can be created or changed (os.access also sees a read-only
     file system, which permission bits do not show)."""
-    import os
-
+    file = os.fspath(path)
+    folder = os.path.dirname(file) or "."
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(folder, exist_ok=True)
     except OSError:
         return False
-    if not os.access(path.parent, os.W_OK | os.X_OK):
+    if not os.access(folder, os.W_OK | os.X_OK):
         return False
-    return all(os.access(p, os.W_OK) for p in (path, path.with_name(path.name + "-wal"))
-               if p.exists())
+    return all(os.access(p, os.W_OK) for p in (file, f"{file}-wal") if os.path.exists(p))
 
 
 def create(db: sqlite3.Connection, indexes: bool = True) -> None:
@@ -112,7 +114,7 @@ class Index:
     or file cannot be written: a read-only checkout, a read-only `.git/loa-mem` or a full disk.
     Reads then work as usual, only slower (the copy is brought up to date each time)."""
 
-    def __init__(self, path: Path, in_memory: bool = False) -> None:
+    def __init__(self, path: Where, in_memory: bool = False) -> None:
         self.in_memory = False
         try:
             if in_memory or not _writable(path):
@@ -127,13 +129,15 @@ class Index:
         except sqlite3.OperationalError:
             self._open_in_memory(path)
 
-    def _open_in_memory(self, path: Path) -> None:
+    def _open_in_memory(self, path: Where) -> None:
+        from pathlib import Path
+
         if getattr(self, "db", None) is not None:
             self.db.close()
         self.in_memory = True
         self.db = sqlite3.connect(":memory:", isolation_level=None)
         try:
-            source = sqlite3.connect(f"{path.as_uri()}?mode=ro&immutable=1", uri=True)
+            source = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro&immutable=1", uri=True)
             try:
                 source.backup(self.db)
             finally:

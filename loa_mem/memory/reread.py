@@ -72,7 +72,7 @@ def _content(chunk: str) -> str:
 APPENDED, MATCHED = "appended", "matched"
 
 
-def catch_up(index: Index, file: Path, path: str, in_archive: bool,
+def catch_up(index: Index, file: str | Path, path: str, in_archive: bool,
              signature: Signature | None) -> str | None:
     """Update the rows of the indexed file `path` (on disk at `file`), which now has
     `signature`, in a transaction of its own (see `refresh`): APPENDED or MATCHED as there;
@@ -80,7 +80,8 @@ def catch_up(index: Index, file: Path, path: str, in_archive: bool,
     if signature is None or signature[1] == 0 or index.signature(path) is None:
         return None
     try:
-        data = file.read_bytes()
+        with open(file, "rb") as handle:
+            data = handle.read()
     except OSError:  # gone, a directory: the whole parse names the problem
         return None
     index.begin()
