@@ -117,6 +117,7 @@ def test_the_tiny_model_ranks_by_meaning(big: Path) -> None:
     assert len(top) == 5
     for hit in top:
         assert database & set(hit["content"].rstrip(".").split()), hit["content"]
+    assert semantic(big, "zebra quokka") == []  # no word the model knows: nothing near
 
 
 @pytest.mark.parametrize("categories", [(), ("decision",)], ids=["all", "decisions"])

@@ -321,7 +321,7 @@ def nearest(db: sqlite3.Connection, where: list[str], args: list[object],
     could still reach the top, are looked up in the index (or every candidate, when too few
     of those are one); only the candidates whose bound reaches the `depth`-th best lower bound
     are scored exactly. Raises `Disagreement` when an exact cosine falls outside its bound."""
-    if vectors.rows == 0:
+    if vectors.rows == 0 or not any(query):  # no word of the query known to the model
         return []
     estimates, bounds = coarse.estimate(vectors.blocks, query)
     for slot in range(len(estimates), vectors.rows):
