@@ -300,10 +300,10 @@ def make_memo(db: Connection, config: dict[str, Any], side: dict[str, Any],
     if ids is None:
         return None
     per_category = int(settings(config)["per_category"])
-    ranked = ahead.ranked_shortlist(db, memory, now_iso, ids)  # once, for both below
     until = ahead.ranking_span(db, memory, now_iso, ids, per_category,
-                               side["shortlist"]["until"] or math.inf, ranked)
-    rows = ahead.first_of_each(ranked, per_category, per_category * len(memory["categories"]))
+                               side["shortlist"]["until"] or math.inf)
+    rows = ahead.top_rows(db, memory, "", now_iso, per_category, len(memory["categories"]),
+                          ids) if ids else []
     return {"key": ahead.key(config), "from": clock.parse(now_iso).timestamp(),
             "until": None if until == math.inf else until,
             "bounds": ahead.expiry_bounds(db, memory, now_iso),

@@ -74,28 +74,15 @@ def holds(memo: Any, config: dict[str, Any], now_iso: str) -> bool:
 
 def ranked_shortlist(db: Connection, memory: dict[str, Any], now_iso: str, ids: list[str]
                      ) -> list[Any]:
-    """Every entry of the shortlist `ids` that ranks at all, in the ranking's order (no limit:
-    an id found twice in the files gives two rows)."""
-    return _ranked(db, memory, "", now_iso, None, -1, ids) if ids else []
-
-
-def first_of_each(rows: list[Any], per_category: int, limit: int) -> list[Any]:
-    """What `top_rows` gives, from all the rows in the ranking's order: each category's first
-    `per_category`, at most `limit` in all."""
-    seen: dict[str, int] = {}
-    found = []
-    for row in rows:
-        seen[row[9]] = seen.get(row[9], 0) + 1
-        if seen[row[9]] <= per_category:
-            found.append(row)
-    return found[:limit]
+    """Every entry of the shortlist `ids` that ranks at all, in the ranking's order, without
+    its data (no limit: an id found twice in the files gives two rows)."""
+    return _ranked(db, memory, "", now_iso, None, -1, ids, with_data=False) if ids else []
 
 
 def ranking_span(db: Connection, memory: dict[str, Any], now_iso: str, ids: list[str],
-                 per_category: int, until: float, ranked: list[Any] | None = None) -> float:
+                 per_category: int, until: float) -> float:
     """Until when the memory sections' rows (`top_rows` over the shortlist `ids`) stay as
-    they are, at most `until` (the shortlist's own span). `ranked`: `ranked_shortlist`, when
-    the caller has it."""
+    they are, at most `until` (the shortlist's own span)."""
     start = clock.parse(now_iso).timestamp()
     if not ids:
         return until
@@ -107,7 +94,7 @@ def ranking_span(db: Connection, memory: dict[str, Any], now_iso: str, ids: list
     weight = float((memory.get("retrieval") or {}).get("recency_weight", 0.2))
     by_category: dict[str, list[Any]] = {}
     shown = []  # each category's first `per_category`, in the ranking's order
-    for row in ranked_shortlist(db, memory, now_iso, ids) if ranked is None else ranked:
+    for row in ranked_shortlist(db, memory, now_iso, ids):
         rows = by_category.setdefault(row[9], [])
         rows.append(row)
         if len(rows) <= per_category:
@@ -174,7 +161,8 @@ def top_rows(db: Connection, memory: dict[str, Any], query: str, now_iso: str,
 
 
 def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str,
-            per_category: int | None, limit: int, ids: list[str] | None = None) -> list[Any]:
+            per_category: int | None, limit: int, ids: list[str] | None = None,
+            with_data: bool = True) -> list[Any]:
     retrieval = memory.get("retrieval") or {}
     where, args = scoring.conditions(float(retrieval.get("min_confidence", 0.6)), now_iso)
     if ids:
@@ -193,7 +181,8 @@ def _ranked(db: Connection, memory: dict[str, Any], query: str, now_iso: str,
     return scoring.ranked(db, where, args, query=query,
                           recency_weight=float(retrieval.get("recency_weight", 0.2)),
                           now_ts=clock.parse(now_iso).timestamp(), limit=limit,
-                          per_category=per_category, given=found.raw if found else None)
+                          per_category=per_category, given=found.raw if found else None,
+                          with_data=with_data)
 
 
 SHORTLIST_FACTOR = 10

@@ -72,14 +72,16 @@ def conditions(min_confidence: float, now_iso: str, *, include_archived: bool = 
 
 def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
            recency_weight: float, now_ts: float, limit: int, per_category: int | None = None,
-           given: Mapping[int, float] | None = None, shortlist: bool = True
+           given: Mapping[int, float] | None = None, shortlist: bool = True,
+           with_data: bool = True
            ) -> list[tuple[str, float, float | None, float, float, float, str, int, str, str]]:
     """The best candidates, best first (ties by id): rows of (id, confidence, text relevance
     or None, recency, tier bonus, total, path, first line, data as JSON, category). With
     `per_category`, at most that many of each category. A query with no word finds nothing.
     `given` (entry rowid -> relevance) replaces bm25 for semantic and hybrid recall.
     A lexical query scores only its shortlist (see `_shortlist`); `shortlist=False` scores
-    every candidate, the reference the shortlist is tested against."""
+    every candidate, the reference the shortlist is tested against. Without `with_data`, each
+    row's data is "" (not read back: a caller that needs only the order and the scores)."""
     ensure_power(db)
     if given is None and query and per_category is None and shortlist:
         match = match_expression(query)
@@ -125,11 +127,14 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
                     " AS n FROM t)")
         source = "(SELECT * FROM p WHERE n <= ?)"
         params.append(per_category)
+    data = rowcodec.columns("e") if with_data else "NULL"
     sql = (f"WITH {', '.join(ctes)} SELECT t.id, t.conf, t.rel, t.rec, t.bonus, t.total, "
            "(SELECT path FROM paths WHERE paths.file = e.file), e.first_line, t.cat, "
-           f"{rowcodec.columns('e')} FROM {source} t JOIN entries e ON e.rowid = t.rowid "
+           f"{data} FROM {source} t JOIN entries e ON e.rowid = t.rowid "
            f"ORDER BY {order} LIMIT ?")
     params.append(limit)
+    if not with_data:
+        return [(*row[:8], "", row[8]) for row in db.execute(sql, params)]
     return [(*row[:8], rowcodec.unpack_text(row[9:]), row[8])
             for row in db.execute(sql, params)]
 
