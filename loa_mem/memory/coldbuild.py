@@ -2,8 +2,8 @@
 
 The rows go into a new file beside the index, written with the settings a derived file allows
 (no journal, no fsync: a crash leaves only a temp file, removed by the next build), as each
-grimoire file's rows arrive from the processes parsing them. The lookup indexes and the full-text
-index are built once at the end, from the stored rows (sorted, in C), and the finished file is
+grimoire file's rows arrive from the processes parsing them. The full-text index and the lookup
+indexes are built once at the end, from the stored rows (sorted, in C), and the finished file is
 renamed over the index: readers see either no index or a whole one.
 """
 
@@ -55,8 +55,13 @@ class Build:
         """Index the rows and rename the file into place (the caller has closed its own
         connection to `target`, under the lock that keeps other builds out)."""
         self.db.execute("COMMIT")
-        self.db.executescript(INDEXES)
         self.db.execute("INSERT INTO entry_text(entry_text) VALUES('rebuild')")
+        # 'rebuild' leaves one segment at the lowest level, which the first merges after a few
+        # edits rewrite whole (the whole full-text index again, its old pages left free in the
+        # file); 'optimize' moves it out of their way, and the lookup indexes built next take
+        # the pages it freed
+        self.db.execute("INSERT INTO entry_text(entry_text) VALUES('optimize')")
+        self.db.executescript(INDEXES)
         self.db.execute("PRAGMA locking_mode=NORMAL")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.close()
