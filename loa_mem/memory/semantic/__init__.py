@@ -35,7 +35,7 @@ import os
 import re
 import sys
 
-__all__ = ["DEFAULT_MODEL", "MODES", "cache_root", "cached", "slug"]
+__all__ = ["DEFAULT_MODEL", "MODES", "cache_root", "cached", "sha1_hex", "slug"]
 
 MODES = ("lexical", "semantic", "hybrid")
 DEFAULT_MODEL = "minishlab/potion-base-8M"
@@ -52,6 +52,16 @@ def cache_root() -> str:
     import platformdirs
 
     return os.path.join(platformdirs.user_cache_dir("loa-mem"), "models")
+
+
+def sha1_hex(text: str) -> str:
+    """SHA-1 of `text`, in hex: the interpreter's own `_sha1`, sparing a recall hashlib, which
+    loads OpenSSL (~5 ms)."""
+    try:
+        from _sha1 import sha1  # type: ignore[import-not-found]
+    except ImportError:  # pragma: no cover - a Python built without it
+        from hashlib import sha1
+    return str(sha1(text.encode()).hexdigest())
 
 
 def slug(text: str) -> str:

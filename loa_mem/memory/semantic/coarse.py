@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import binascii
 import math
+import os
 import struct
 import sys
 from array import array
 from itertools import repeat
 from operator import add, mul, sub
-from pathlib import Path
 from typing import NamedTuple
 
 MAGIC = b"LOACOARS"
@@ -94,14 +94,14 @@ def header(generation: str, model: str, dim: int, blocks: int) -> bytes:
                        bytes.fromhex(model)).ljust(HEADER_SIZE, b"\0")
 
 
-def read_blocks(path: Path, generation: str, model: str, dim: int) -> int | None:
+def read_blocks(path: str, generation: str, model: str, dim: int) -> int | None:
     """How many whole blocks the file holds for this generation, model and dim (None: not
     this vectors file's copy, or damaged)."""
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             raw = handle.read(HEADER_SIZE)
         magic, form, found_dim, block, blocks, gen, mod = HEADER.unpack_from(raw)
-        size = path.stat().st_size
+        size = os.stat(path).st_size
     except (OSError, struct.error):
         return None
     if (magic != MAGIC or form != FORMAT or found_dim != dim or block != BLOCK
@@ -111,13 +111,13 @@ def read_blocks(path: Path, generation: str, model: str, dim: int) -> int | None
     return int(blocks)
 
 
-def load(path: Path, blocks: int, dim: int) -> list[Block] | None:
+def load(path: str, blocks: int, dim: int) -> list[Block] | None:
     """The first `blocks` blocks, each checked against its CRC-32 (None: one is damaged)."""
     import mmap
 
     size = block_bytes(dim)
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     except (OSError, ValueError):  # ValueError: an empty file
         return None

@@ -12,15 +12,13 @@ which a recall process can afford; model2vec is imported only to prepare.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.core.errors import LoaMemError
-from loa_mem.memory.semantic import DEFAULT_MODEL, SOURCE_FILES, slug, wordpiece
+from loa_mem.memory.semantic import DEFAULT_MODEL, SOURCE_FILES, sha1_hex, slug, wordpiece
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,26 +41,24 @@ class ModelUnavailable(LoaMemError):
     kind = "semantic"
 
 
-def cache_root() -> Path:
-    from loa_mem.memory.semantic import cache_root as root
-
-    return Path(root())
-
-
-def _signature(folder: Path) -> str:
+# paths are strings here (os.path): a query spares itself pathlib's import
+def _signature(folder: str) -> str:
     """What the prepared copy was made from: each source file's size and mtime."""
     parts = []
     for name in SOURCE_FILES:
-        stat = (folder / name).stat()
+        stat = os.stat(os.path.join(folder, name))
         parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
-    return hashlib.sha1("|".join(parts).encode()).hexdigest()[:16]
+    return sha1_hex("|".join(parts))[:16]
 
 
-def _has_model(folder: Path) -> bool:
-    return all((folder / name).is_file() for name in SOURCE_FILES)
+def _has_model(folder: str | os.PathLike[str]) -> bool:
+    return all(os.path.isfile(os.path.join(folder, name)) for name in SOURCE_FILES)
 
 
-def _fetch(name: str, dest: Path) -> None:
+def _fetch(name: str, into: str) -> None:
+    from pathlib import Path
+
+    dest = Path(into)
     if os.environ.get("HF_HUB_OFFLINE", "").lower() in ("1", "true", "yes", "on"):
         raise ModelUnavailable(
             f"the embedding model {name} is not in the cache ({dest.parent}) and HF_HUB_OFFLINE "
@@ -96,30 +92,33 @@ _HINT = ("connect once so it can be fetched, set memory_schema.retrieval.model t
          "model folder, or recall with --mode lexical")
 
 
-def prepared_folder(name: str, dimensions: int | None, fetch: bool = True) -> Path:
+def prepared_folder(name: str, dimensions: int | None, fetch: bool = True) -> str:
     """The prepared copy of model `name` (made or fetched first when needed)."""
-    local = Path(name).expanduser()
+    from loa_mem.memory.semantic import cache_root
+
+    local = os.path.expanduser(name)
     root = cache_root()
-    if local.is_dir():
-        source = local.resolve()
+    if os.path.isdir(local):
+        source = os.path.realpath(local)
         if not _has_model(source):
             raise ModelUnavailable(f"{name} holds no model2vec model "
                                    f"({', '.join(SOURCE_FILES)})", _HINT)
-        home = root / f"local-{hashlib.sha1(str(source).encode()).hexdigest()[:12]}"
+        home = os.path.join(root, f"local-{sha1_hex(source)[:12]}")
     else:
-        home = root / slug(name)
-        source = home / "source"
+        home = os.path.join(root, slug(name))
+        source = os.path.join(home, "source")
     key = f"{name}|{dimensions or 'all'}|format{FORMAT}"
-    target = home / f"prepared-{dimensions or 'all'}"
+    target = os.path.join(home, f"prepared-{dimensions or 'all'}")
     if not _has_model(source):
         if not fetch:
             raise ModelUnavailable(f"the embedding model {name} is not in the cache ({root})",
                                    _HINT)
-        source.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(home, exist_ok=True)
         _fetch(name, source)
     key = f"{key}|{_signature(source)}"
     try:
-        meta = json.loads((target / "prepared.json").read_text(encoding="utf-8"))
+        with open(os.path.join(target, "prepared.json"), encoding="utf-8") as handle:
+            meta = json.load(handle)
         if meta.get("key") == key:
             return target
     except (OSError, ValueError):
@@ -128,11 +127,14 @@ def prepared_folder(name: str, dimensions: int | None, fetch: bool = True) -> Pa
     return target
 
 
-def _prepare(source: Path, target: Path, key: str, dimensions: int | None) -> None:
+def _prepare(source_dir: str, target_dir: str, key: str, dimensions: int | None) -> None:
     import shutil
     import tempfile
+    from pathlib import Path
 
     import numpy as np
+
+    source, target = Path(source_dir), Path(target_dir)
 
     try:
         from model2vec import StaticModel
@@ -169,8 +171,9 @@ class Encoder:
     texts (a query, the entries a remember added) in plain Python from rows of the prepared
     matrix read out of its memory-mapped file, many through numpy and `tokenizers`."""
 
-    def __init__(self, folder: Path) -> None:
-        meta: dict[str, Any] = json.loads((folder / "prepared.json").read_text(encoding="utf-8"))
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        with open(os.path.join(folder, "prepared.json"), encoding="utf-8") as handle:
+            meta: dict[str, Any] = json.load(handle)
         self.key = str(meta["key"])
         self.dim = int(meta["dim"])
         self._folder = folder
@@ -179,8 +182,8 @@ class Encoder:
         self._chars = self._max_length * int(meta["median"]) if self._max_length else None
         self._matrix: Any = None
         self._rows: _Rows | None = None
-        self._plain = (wordpiece.Tokenizer(folder) if (folder / wordpiece.SPEC).is_file()
-                       else None)
+        self._plain = (wordpiece.Tokenizer(folder)
+                       if os.path.isfile(os.path.join(folder, wordpiece.SPEC)) else None)
         self._fast: Any = None
 
     def token_ids(self, texts: list[str]) -> list[list[int]]:
@@ -191,7 +194,7 @@ class Encoder:
         if self._fast is None:
             from tokenizers import Tokenizer
 
-            self._fast = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+            self._fast = Tokenizer.from_file(os.path.join(self._folder, "tokenizer.json"))
         return [e.ids for e in self._fast.encode_batch_fast(texts, add_special_tokens=False)]
 
     def _kept(self, texts: list[str]) -> list[list[int]]:
@@ -209,7 +212,7 @@ class Encoder:
         import numpy as np
 
         if self._matrix is None:
-            self._matrix = np.load(self._folder / "embeddings.npy", mmap_mode="r")
+            self._matrix = np.load(os.path.join(self._folder, "embeddings.npy"), mmap_mode="r")
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, ids in enumerate(self._kept(texts)):
             if ids:
@@ -224,7 +227,7 @@ class Encoder:
         if self._plain is None or len(texts) > PLAIN_BATCH:
             return [tuple(row) for row in self.encode(texts).tolist()]
         if self._rows is None:
-            self._rows = _Rows(self._folder / "embeddings.npy", self.dim)
+            self._rows = _Rows(os.path.join(self._folder, "embeddings.npy"), self.dim)
         return [self._rows.mean(ids) for ids in self._kept(texts)]
 
     def packed(self, texts: list[str]) -> bytes:
@@ -241,12 +244,12 @@ class _Rows:
     """Rows of the prepared `.npy` token matrix (little-endian float32, C order), read from
     its memory map with `struct`; anything else is read through numpy."""
 
-    def __init__(self, path: Path, dim: int) -> None:
+    def __init__(self, path: str, dim: int) -> None:
         import mmap
         import re
         import struct
 
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             self._map: Any = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
         raw = self._map[:12]
         size, start = ((struct.unpack_from("<H", raw, 8)[0], 10) if raw[6:7] == b"\x01"
@@ -263,7 +266,7 @@ class _Rows:
         self._dim = dim
 
     @staticmethod
-    def _numpy(path: Path) -> bytes:
+    def _numpy(path: str) -> bytes:
         import numpy as np
 
         return np.ascontiguousarray(np.load(path), dtype="<f4").tobytes()

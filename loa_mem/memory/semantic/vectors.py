@@ -22,15 +22,13 @@ An index held in memory (a read-only checkout) keeps its vectors in memory too.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import struct
 from operator import add, mul
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from loa_mem.memory.semantic import coarse
+from loa_mem.memory.semantic import coarse, sha1_hex
 
 if TYPE_CHECKING:
     import sqlite3
@@ -91,23 +89,23 @@ def text_of(content: str, summary: str, tags: str) -> str:
 
 
 def fingerprint(key: str) -> str:
-    return hashlib.sha1(key.encode()).hexdigest()[:32]
+    return sha1_hex(key)[:32]
 
 
-def file_of(db: sqlite3.Connection) -> Path | None:
+def file_of(db: sqlite3.Connection) -> str | None:
     """The vectors file beside the index file, or None for an index held in memory."""
     for _, name, path in db.execute("PRAGMA database_list"):
         if name == "main":
-            return Path(path).with_name(FILE_NAME) if path else None
+            return os.path.join(os.path.dirname(path), FILE_NAME) if path else None
     return None
 
 
-def read_header(path: Path) -> Header | None:
+def read_header(path: str) -> Header | None:
     try:
-        with path.open("rb") as handle:
+        with open(path, "rb") as handle:
             raw = handle.read(HEADER_SIZE)
         magic, form, dim, rows, generation, model = HEADER.unpack_from(raw)
-        size = path.stat().st_size
+        size = os.stat(path).st_size
     except (OSError, struct.error):
         return None
     if magic != MAGIC or form != FORMAT or dim <= 0 or size < HEADER_SIZE + rows * dim * 4:
@@ -120,7 +118,7 @@ def _meta(db: sqlite3.Connection, key: str) -> str | None:
     return str(row[0]) if row else None
 
 
-def _current(db: sqlite3.Connection, path: Path, model: str) -> Header | None:
+def _current(db: sqlite3.Connection, path: str, model: str) -> Header | None:
     """The file's header when the file is whole, of this index and model, and every entry has
     a row in it; else None (the file must be brought up to date)."""
     header = read_header(path)
@@ -160,13 +158,18 @@ def sync(db: sqlite3.Connection, encoder: Encoder, recheck: bool = False) -> Vec
         return Vectors(b"", 0, header.dim, 0, [])
     import mmap
 
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
     return Vectors(mapped, HEADER_SIZE, header.dim, header.rows, blocks)
 
 
-def _coarse_file(path: Path) -> Path:
-    return path.with_name(coarse.FILE_NAME)
+def _unlink(path: str) -> None:
+    if os.path.exists(path):  # a temporary file of this process: no one else removes it
+        os.unlink(path)
+
+
+def _coarse_file(path: str) -> str:
+    return os.path.join(os.path.dirname(path), coarse.FILE_NAME)
 
 
 # the blocks a long-lived process (the MCP server) read last, by the file's identity: blocks
@@ -174,17 +177,17 @@ def _coarse_file(path: Path) -> Path:
 _READ: dict[tuple[object, ...], list[coarse.Block]] = {}
 
 
-def _coarse_current(path: Path, header: Header) -> list[coarse.Block] | None:
+def _coarse_current(path: str, header: Header) -> list[coarse.Block] | None:
     """The coarse copy's blocks when it is whole and covers every whole block of rows."""
     target = _coarse_file(path)
     found = coarse.read_blocks(target, header.generation, header.model, header.dim)
     if found != header.rows // coarse.BLOCK:
         return None
     try:
-        stat = target.stat()
+        stat = os.stat(target)
     except OSError:
         return None
-    key = (str(target), stat.st_ino, stat.st_mtime_ns, stat.st_size, header, found)
+    key = (target, stat.st_ino, stat.st_mtime_ns, stat.st_size, header, found)
     if key not in _READ:
         blocks = coarse.load(target, found, header.dim)
         if blocks is None:
@@ -194,7 +197,7 @@ def _coarse_current(path: Path, header: Header) -> list[coarse.Block] | None:
     return _READ[key]
 
 
-def _coarse_update(path: Path, header: Header, rebuild: bool) -> list[coarse.Block]:
+def _coarse_update(path: str, header: Header, rebuild: bool) -> list[coarse.Block]:
     """Append the blocks the coarse copy lacks, or write it anew when it is not this file's,
     is damaged or was contradicted; then its blocks."""
     target = _coarse_file(path)
@@ -205,7 +208,7 @@ def _coarse_update(path: Path, header: Header, rebuild: bool) -> list[coarse.Blo
         blocks = coarse.load(target, found, header.dim)
         if blocks is not None:
             if found < wanted:
-                with target.open("r+b") as handle:
+                with open(target, "r+b") as handle:
                     handle.seek(coarse.HEADER_SIZE + found * coarse.block_bytes(header.dim))
                     handle.write(_coarse_blocks(path, header, found, wanted))
                     handle.flush()
@@ -215,24 +218,24 @@ def _coarse_update(path: Path, header: Header, rebuild: bool) -> list[coarse.Blo
             loaded = coarse.load(target, wanted, header.dim)
             if loaded is not None:
                 return loaded
-    tmp = target.with_name(f".{coarse.FILE_NAME}.{os.getpid()}.tmp")
+    tmp = os.path.join(os.path.dirname(target), f".{coarse.FILE_NAME}.{os.getpid()}.tmp")
     try:
-        with tmp.open("wb") as handle:
+        with open(tmp, "wb") as handle:
             handle.write(coarse.header(header.generation, header.model, header.dim, wanted))
             handle.write(_coarse_blocks(path, header, 0, wanted))
         os.replace(tmp, target)
     finally:
-        tmp.unlink(missing_ok=True)
+        _unlink(tmp)
     written = coarse.load(target, wanted, header.dim)
     if written is None:
         raise OSError(f"could not write {target}")
     return written
 
 
-def _coarse_blocks(path: Path, header: Header, first: int, last: int) -> bytes:
+def _coarse_blocks(path: str, header: Header, first: int, last: int) -> bytes:
     """Blocks `first` to `last` (excluded) of the coarse copy, from the rows of `path`."""
     size = coarse.BLOCK * header.dim * 4
-    with path.open("rb") as handle:
+    with open(path, "rb") as handle:
         handle.seek(HEADER_SIZE + first * size)
         return coarse.encode(handle.read((last - first) * size), header.dim)
 
@@ -246,7 +249,7 @@ _UNEMBEDDED = ("SELECT e.rowid, t.content, t.summary, t.tags FROM entries e "
                "WHERE e.rowid NOT IN (SELECT rowid FROM entry_vectors) ORDER BY e.rowid")
 
 
-def _update(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -> Header:
+def _update(db: sqlite3.Connection, path: str, encoder: Encoder, model: str) -> Header:
     """Append the missing entries' vectors, or rebuild the file when it does not belong to
     this index and model, is damaged, or holds more unused rows than used ones."""
     header = read_header(path)
@@ -262,7 +265,7 @@ def _update(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) ->
     if not missing:
         return header
     vectors = encoder.packed(_texts(missing))
-    with path.open("r+b") as handle:
+    with open(path, "r+b") as handle:
         handle.seek(HEADER_SIZE + header.rows * header.dim * 4)
         handle.write(vectors)
         handle.flush()
@@ -275,15 +278,15 @@ def _update(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) ->
     return Header(header.dim, rows, header.generation, model)
 
 
-def _rebuild(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -> Header:
+def _rebuild(db: sqlite3.Connection, path: str, encoder: Encoder, model: str) -> Header:
     import secrets
 
     db.execute("DELETE FROM entry_vectors")
     generation = secrets.token_hex(16)
     rows = db.execute(_UNEMBEDDED).fetchall()
-    tmp = path.with_name(f".{FILE_NAME}.{os.getpid()}.tmp")
+    tmp = os.path.join(os.path.dirname(path), f".{FILE_NAME}.{os.getpid()}.tmp")
     try:
-        with tmp.open("wb") as handle:
+        with open(tmp, "wb") as handle:
             handle.write(HEADER.pack(MAGIC, FORMAT, encoder.dim, len(rows),
                                      bytes.fromhex(generation), bytes.fromhex(model)).ljust(
                 HEADER_SIZE, b"\0"))
@@ -291,7 +294,7 @@ def _rebuild(db: sqlite3.Connection, path: Path, encoder: Encoder, model: str) -
                 handle.write(encoder.packed(_texts(rows[start:start + BATCH])))
         os.replace(tmp, path)
     finally:
-        tmp.unlink(missing_ok=True)
+        _unlink(tmp)
     db.executemany("INSERT INTO entry_vectors VALUES(?, ?)",
                    [(r[0], slot) for slot, r in enumerate(rows)])
     db.execute("INSERT OR REPLACE INTO meta VALUES('vectors_generation', ?)", (generation,))

@@ -12,9 +12,9 @@ both on generated texts.
 from __future__ import annotations
 
 import json
+import os
 import re
 import unicodedata
-from pathlib import Path
 from typing import Any
 
 SPEC = "wordpiece.json"
@@ -26,7 +26,7 @@ _CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73
         (0x2B740, 0x2B81F), (0x2B920, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
 
 
-def describe(tokenizer_json: str, folder: Path) -> bool:
+def describe(tokenizer_json: str, folder: str | os.PathLike[str]) -> bool:
     """Write the plain description of a tokenizer into `folder`; False (nothing written) when
     it uses something this module does not reproduce."""
     data = json.loads(tokenizer_json)
@@ -49,8 +49,10 @@ def describe(tokenizer_json: str, folder: Path) -> bool:
     spec = {"normalizer": normalizer, "pre_tokenizer": pre["type"], "model": model["type"],
             "unk": model.get("unk_token"), "prefix": model.get("continuing_subword_prefix", "##"),
             "max_chars": model.get("max_input_chars_per_word", 100), "added": added}
-    (folder / VOCAB).write_text("\n".join(tokens), encoding="utf-8")
-    (folder / SPEC).write_text(json.dumps(spec), encoding="utf-8")
+    with open(os.path.join(folder, VOCAB), "w", encoding="utf-8", newline="") as handle:
+        handle.write("\n".join(tokens))
+    with open(os.path.join(folder, SPEC), "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(spec))
     return True
 
 
@@ -85,9 +87,11 @@ class Vocabulary:
 class Tokenizer:
     """Text to token ids, for a tokenizer `describe` accepted."""
 
-    def __init__(self, folder: Path) -> None:
-        spec: dict[str, Any] = json.loads((folder / SPEC).read_text(encoding="utf-8"))
-        self._vocab = Vocabulary((folder / VOCAB).read_bytes())
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        with open(os.path.join(folder, SPEC), encoding="utf-8") as handle:
+            spec: dict[str, Any] = json.load(handle)
+        with open(os.path.join(folder, VOCAB), "rb") as raw:
+            self._vocab = Vocabulary(raw.read())
         self._normalizer: dict[str, Any] | None = spec["normalizer"]
         self._bert_split = spec["pre_tokenizer"] == "BertPreTokenizer"
         self._wordpiece = spec["model"] == "WordPiece"
