@@ -26,12 +26,14 @@ _scalars = (st.none() | st.booleans() | st.integers(-10**6, 10**6)
 _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=3)
                        | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=6)
 _words = st.lists(st.text(max_size=6), max_size=3)  # tags, some with spaces or empty
-_keys = st.sampled_from([*TAKEN, "source", "ttl", "capture", "x"]) | st.text(max_size=6)
+# keys a YAML parser may also give as numbers (JSON makes them text; none collides with a text key)
+_keys = (st.sampled_from([*TAKEN, "source", "ttl", "capture", "x"]) | st.text(max_size=6)
+         | st.integers(10**7, 10**8))
 
 
 @st.composite
 def _entries(draw: st.DrawFn) -> dict[str, Any]:
-    data = draw(st.dictionaries(_keys, _values | _words, max_size=10))
+    data: dict[Any, Any] = draw(st.dictionaries(_keys, _values | _words, max_size=10))
     content = draw(st.text(max_size=30))
     if draw(st.booleans()):
         data["content"] = content
