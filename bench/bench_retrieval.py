@@ -47,7 +47,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conversation_set import CONVERSATIONS, QUESTIONS  # beside this file
+import exact_scan  # beside this file
+from conversation_set import CONVERSATIONS, QUESTIONS
 from retrieval_set import SET
 
 LOA_MEM = str(Path(sys.executable).with_name("loa-mem"))
@@ -412,7 +413,8 @@ def main() -> None:
         _speed(big, modes, args.runs)
         if args.model:
             _after_remember(big, args.runs)
-            _exactness(big)
+            exact_scan.check(big, [q for queries in sets.values() for q, _, _ in queries],
+                             NOW)
 
 
 def _speed(big: Path, modes: list[str], runs: int) -> None:
@@ -446,43 +448,6 @@ def _after_remember(root: Path, runs: int) -> None:
                             root))
     _row("remember (with commit; embeds nothing)", _median(remember), 350)
     _row("recall --mode hybrid after it (embeds 1)", _median(recall), 250)
-
-
-def _exactness(root: Path) -> None:
-    """Whether the semantic ranking (the coarse copy's estimates, then exact cosines where an
-    estimate's bound reaches the top) is the ranking of a full exact scan: every labelled
-    query's top 100 against numpy scoring every row in float64."""
-    import numpy as np
-
-    from loa_mem.memory import scoring
-    from loa_mem.memory.semantic import coarse, model, vectors
-    from loa_mem.memory.semantic.fusion import content_words
-    from loa_mem.memory.store import Store
-
-    os.environ["LOA_MEM_NOW"] = NOW
-    store = Store.open(str(root))
-    db = store.index.db
-    encoder = model.load(store.config.retrieval["model"], None)
-    found = vectors.sync(db, encoder)
-    matrix = np.frombuffer(found.buffer, dtype="<f4", offset=found.offset,
-                           count=found.rows * found.dim).reshape(found.rows, found.dim)
-    where, args = scoring.conditions(0.0, NOW)
-    slots = dict(db.execute("SELECT v.rowid, v.slot FROM entries e JOIN entry_vectors v ON "
-                            "v.rowid = e.rowid WHERE " + " AND ".join(where), args).fetchall())
-    queries = [q for _, queries in _rows()[1].items() for q, _, _ in queries]
-    same, gap = 0, 0.0
-    for query in queries:
-        vector = encoder.vectors([content_words(query)])[0]
-        scores = matrix.astype(np.float64) @ np.asarray(vector, dtype=np.float64)
-        full = sorted(((r, float(scores[s])) for r, s in slots.items()),
-                      key=lambda rc: (-rc[1], rc[0]))[:100]
-        ours = vectors.nearest(db, where, args, vector, found, 100)
-        same += [r for r, _ in ours] == [r for r, c in full if c > 0]
-        gap = max([gap] + [abs(a - b) for (_, a), (_, b) in zip(ours, full, strict=False)])
-    store.close()
-    print(f"\nsemantic top 100 as a full exact scan's (numpy, float64): {same} of "
-          f"{len(queries)} queries, cosines within {gap:.1e}, over {found.rows} rows "
-          f"({len(found.blocks) * coarse.BLOCK} estimated first)")
 
 
 if __name__ == "__main__":
