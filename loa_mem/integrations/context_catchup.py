@@ -79,12 +79,13 @@ def _changed(top: str, found: tuple[dict[str, Any], dict[str, Any]], options: co
         return None
     if memo.shortlist_ids(side_cache["side"], config, now_iso) is None:
         return None
-    return changed if _meta_files(top) == {p for p in files
+    return changed if meta_files(top) == {p for p in files
                                            if p.endswith(META_SUFFIX)} else None
 
 
-def _meta_files(top: str) -> set[str] | None:
-    """The `.meta.yml` files git lists, as the side cache's refresh lists them."""
+def meta_files(top: str) -> set[str] | None:
+    """The `.meta.yml` files git lists (tracked and untracked, ignored ones excluded); None
+    when git cannot answer."""
     from loa_mem.core import gitfast
 
     out = gitfast.output(["ls-files", "-z", "--cached", "--others", "--exclude-standard",
@@ -209,7 +210,7 @@ def appended_rows(index: Index, recorded: dict[str, Any], changed: list[str],
                   vouched: Collection[str] = ()
                   ) -> dict[str, list[tuple[str, int | None, int, bool, str | None]]] | None:
     """Per file of `changed`, its entries appended since its `recorded` fingerprint
-    (`_fingerprints`; as `Index.after_line` gives them), when appending is all that happened
+    (`Index.fingerprints`; as `Index.after_line` gives them), when appending is all that happened
     to it (every entry up to the recorded last line has the text it had: checked against the
     fingerprint, unless the file is one of `vouched`); else None."""
     found = {}
@@ -217,7 +218,7 @@ def appended_rows(index: Index, recorded: dict[str, Any], changed: list[str],
         n, hashed, low, high, last = recorded.get(path) or [0, 0, 0, 0, 0]
         if hashed != n:  # an entry without a text hash cannot be vouched for
             return None
-        if path not in vouched and index.fingerprints({path: last}).get(path) != [
+        if path not in vouched and index.fingerprints({path: last}).get(path, [])[:4] != [
                 n, hashed, low, high]:
             return None
         found[path] = index.after_line(path, last)

@@ -7,7 +7,7 @@ not grimoire files, as JSON, so that the hook never parses YAML while nothing ch
      "events": [EVENTS_LOG_PATH, SIZE],                  # size when this was built
      "files": {RELATIVE_PATH: [MTIME_NS, SIZE] | null},  # every file read (null: absent),
                                                          # the grimoire files included
-     "rows": {GRIMOIRE_PATH: [ROWS, HASHED, LOW, HIGH, LAST_LINE]},  # see _fingerprints
+     "rows": {GRIMOIRE_PATH: [ROWS, HASHED, LOW, HIGH, LAST_LINE]},  # see Index.fingerprints
      "side": {"pinned": [{"path", "title", "summary"}],  # .meta.yml sidecars with pin: true
               "hot": [{"path", "why", "since", "touches"}],   # hot.yml `keep`
               "agents": {NAME: {"memories": [...], "relationships": {...}}},
@@ -36,6 +36,7 @@ from loa_mem.integrations.context_catchup import (
     appended_rows,
     block,
     extend_shortlist,
+    meta_files,
     write,
 )
 
@@ -91,7 +92,7 @@ def refresh(store: Store, agents: tuple[str, ...], memo_ok: bool = True) -> dict
     events = signature(str(store.top / newest))
     write(store.cache_dir, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
-                   "files": files, "rows": _fingerprints(store), "side": side})
+                   "files": files, "rows": store.index.fingerprints(), "side": side})
     return side
 
 
@@ -119,17 +120,9 @@ def _shortlist(store: Store, previous: dict[str, Any], files: dict[str, list[int
     return memo.shortlist(store.index.db, config, now_iso)
 
 
-def _fingerprints(store: Store) -> dict[str, list[int]]:
-    """Per grimoire file in the index: its `Index.fingerprints` and the last line of its last
-    entry."""
-    lasts = store.index.last_lines()
-    return {path: [*prints, lasts.get(path, 0)]
-            for path, prints in store.index.fingerprints().items()}
-
-
 def _appended(store: Store, recorded: dict[str, Any], changed: list[str]) -> list[str] | None:
     """The ids of the entries appended to the `changed` files since their `recorded`
-    fingerprints (`_fingerprints`), when appending is all that happened to them; else None."""
+    fingerprints (`Index.fingerprints`), when appending is all that happened to them; else None."""
     found = appended_rows(store.index, recorded, changed)
     return None if found is None else [row[0] for rows in found.values() for row in rows]
 
@@ -194,11 +187,7 @@ def _load(top: str, rel: str, files: dict[str, list[int] | None]) -> Any:
 
 
 def _meta_files(store: Store) -> list[str]:
-    from loa_mem.core import git
-
-    out = git.run(store.top, "ls-files", "-z", "--cached", "--others", "--exclude-standard",
-                  "--", f"*{META_SUFFIX}", check=False)
-    return sorted({p for p in out.split("\0") if p.endswith(META_SUFFIX)})
+    return sorted(meta_files(str(store.top)) or ())
 
 
 def _is_pinned(data: Any) -> bool:

@@ -324,26 +324,21 @@ class Index:
 
     def fingerprints(self, up_to: dict[str, int] | None = None) -> dict[str, list[int]]:
         """Per grimoire file: [rows, rows with a text hash, the sums of the hashes' two 32-bit
-        halves]; with `up_to`, only the files named there and their rows starting at or before
-        that line. Appending entries leaves a file's fingerprint up to its old last line as it
-        was."""
+        halves, the last line of its last entry]; with `up_to`, only the files named there and
+        their rows starting at or before that line. Appending entries leaves a file's
+        fingerprint up to its old last line as it was."""
         halves = "sum(text_hash & 4294967295), sum((text_hash >> 32) & 4294967295)"
         rows: Iterable[tuple[Any, ...]]
         if up_to is None:
-            rows = self.db.execute(f"SELECT {_PATH}, count(*), count(text_hash), {halves} "
-                                   "FROM entries GROUP BY file")
+            rows = self.db.execute(f"SELECT {_PATH}, count(*), count(text_hash), {halves}, "
+                                   "max(last_line) FROM entries GROUP BY file")
         else:
-            rows = (self.db.execute(f"SELECT ?, count(*), count(text_hash), {halves} FROM "
-                                    f"entries WHERE {_IN_FILE} AND first_line<=?",
-                                    (path, path, last)).fetchone()
+            rows = (self.db.execute(f"SELECT ?, count(*), count(text_hash), {halves}, "
+                                    f"max(last_line) FROM entries WHERE {_IN_FILE} "
+                                    "AND first_line<=?", (path, path, last)).fetchone()
                     for path, last in up_to.items())
-        return {str(path): [int(n), int(hashed), int(low or 0), int(high or 0)]
-                for path, n, hashed, low, high in rows}
-
-    def last_lines(self) -> dict[str, int]:
-        """Per grimoire file, the last line of its last entry."""
-        return {str(path): int(last or 0) for path, last in self.db.execute(
-            f"SELECT {_PATH}, max(last_line) FROM entries GROUP BY file")}
+        return {str(path): [int(n), int(hashed), int(low or 0), int(high or 0), int(end or 0)]
+                for path, n, hashed, low, high, end in rows}
 
     def after_line(self, path: str, line: int
                    ) -> list[tuple[str, int | None, int, bool, str | None]]:
