@@ -106,3 +106,54 @@ def test_hand_edited_values(name: str) -> None:
 ])
 def test_odd_files(text: str) -> None:
     same(text)
+
+
+# values written as they stand on one line, as a hand edit or another tool may leave them
+RAW_VALUES = st.one_of(
+    st.text(st.characters(codec="utf-8", exclude_categories=("Cs", "Cc", "Zl", "Zp")),
+            max_size=40),
+    st.sampled_from(["yes", "Null", "~", "0.5", "-0.0", "1e3", "0x1F", "007", "1:20", "1_000",
+                     ".inf", "30d", "2026-02-01T10:30:00Z", "2026-02-01", "2026-13-45T99:99:99Z",
+                     "[a, b]", "[a, 'b']", "[]", "[a,, b]", "[1, true, null]", "{}", "'q''s'",
+                     "'open", "a: b", "x #y", "x#y", "- z", "? q", "&a x", "*a", "!x y", "|",
+                     ">", "%x", "@x", "`x", "\"d\"", "text  ", " lead", "MEM-20260201-x"]))
+RAW_KEYS = ["content", "summary", "confidence", "ttl", "tags"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=st.lists(st.fixed_dictionaries({key: RAW_VALUES for key in RAW_KEYS}),
+                     min_size=2, max_size=8),
+       session=RAW_VALUES, stamp=RAW_VALUES)
+def test_entries_of_one_layout_read_the_same_whatever_their_values(
+        rows: list[dict[str, str]], session: str, stamp: str) -> None:
+    """After the first entry of a layout, the others of that layout are read by matching the
+    layout whole: whatever their values, they read as the full parser reads them."""
+    text = HEADER
+    for number, row in enumerate(rows):
+        text += (f"- id: MEM-20260201-{number:08d}\n  category: fact\n"
+                 + "".join(f"  {key}: {row[key]}\n" for key in RAW_KEYS[:3])
+                 + f"  source:\n    session_id: {session}\n    timestamp: {stamp}\n"
+                 + "".join(f"  {key}: {row[key]}\n" for key in RAW_KEYS[3:]))
+    same(text)
+
+
+@pytest.mark.parametrize("odd", [
+    "  # a comment inside\n", "\n", "  extra: 1\n", "    nested: deeper\n", "  content: again\n",
+])
+def test_an_entry_that_breaks_a_layout_met_before_reads_the_same(odd: str) -> None:
+    """An entry like the ones before it but for one line is read line by line, as before."""
+    one = ENTRY.replace("{content}", "plain words")
+    same(HEADER + one + one.replace("abcdefgh", "bcdefghi").replace("  tags:", odd + "  tags:")
+         + one.replace("abcdefgh", "cdefghij"))
+    same(HEADER + one + one.replace("abcdefgh", "bcdefghi").rstrip("\n"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(entries=st.lists(ENTRIES, min_size=1, max_size=6))
+def test_spans_for_the_index_are_those_of_the_items(entries: list[dict[str, Any]]) -> None:
+    """The cold build takes each item's span without the item objects: the same spans."""
+    text = HEADER + "".join(yamlio.dump_item(e) for e in entries) * 2
+    spans = yamlfast.load_spans(text, "facts.yaml")
+    expected = yamlio.load_list(text, "facts.yaml")
+    assert spans.spans == [item.span() for item in expected.items]
+    assert (spans.indent, spans.flow) == (expected.indent, expected.flow)

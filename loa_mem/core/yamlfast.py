@@ -6,7 +6,9 @@ holds only what loa-mem writes: block mappings of simple keys, plain, single-quo
 (`|`, `|-`) scalars, flow lists of plain words, block lists of scalars, comments. An item with
 anything else (double quotes, anchors, tags, inline comments, odd indentation) is read by the
 full parser, together with the other such items; a file that cannot be cut, or whose odd items
-do not read as one item each, is read whole by the full parser, which reports its errors.
+do not read as one item each, is read whole by the full parser, which reports its errors. An
+item of one `key: value` per line in a layout already met in the file is read with one pattern
+match (`yamlshapes`); other items line by line (`_simple`, then `yamlitem`).
 """
 
 from __future__ import annotations
@@ -16,19 +18,23 @@ import re
 from loa_mem.core import spanhash
 from loa_mem.core.errors import InvalidFile
 from loa_mem.core.located import ListFile, Located
-from loa_mem.core.yamlscalars import UNSURE, flow_list, fold, key, plain, quoted
+from loa_mem.core.yamlitem import Item
+from loa_mem.core.yamlscalars import UNSURE, flow_list, key, plain, prose, quoted
+from loa_mem.core.yamlshapes import Shape, Unsure
+from loa_mem.core.yamlshapes import key as shape_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
     from typing import Any
 
+    # (data, first line, last line, {key: line offset from the first line}, text hash)
+    Span = tuple[Any, int, int, dict[str, int], int]
+
 # line breaks YAML counts besides "\n": a file holding any is read by the full parser
 _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t"
-_CONTINUED = re.compile(r"[^\s#](?:[^\t:#]|:(?=\S)|(?<=\S)#)*")
 
 
-class _Unsure(Exception):
-    """This item holds something the fast reader does not read."""
+_Unsure = Unsure
 
 
 def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
@@ -58,22 +64,76 @@ def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
 def load_list(text: str, path: str) -> ListFile:
     """What `yamlio.load_list(text, path)` returns, read faster."""
     pieces = cut(text)
-    items = read(text.split("\n"), pieces, path) if pieces else None
-    if items is None:
+    found = _read(text, None, pieces, path) if pieces else None
+    if found is None:
         from loa_mem.core import yamlio
 
         return yamlio.load_list(text, path)
-    return ListFile(items, 0, False)
+    return ListFile([_located(item) for item in found], 0, False)
+
+
+class Spans:
+    """A grimoire file as the index takes it: its list's layout and each item's `Span`."""
+
+    __slots__ = ("flow", "indent", "spans")
+
+    def __init__(self, indent: int, flow: bool, spans: list[Span]) -> None:
+        self.indent = indent
+        self.flow = flow
+        self.spans = spans
+
+
+def load_spans(text: str, path: str) -> Spans:
+    """What `load_list` reads, as `Located.span()` gives each item (without the objects)."""
+    pieces = cut(text)
+    found = _read(text, None, pieces, path) if pieces else None
+    if found is None:
+        from loa_mem.core import yamlio
+
+        parsed = yamlio.load_list(text, path)
+        return Spans(parsed.indent, parsed.flow, [item.span() for item in parsed.items])
+    return Spans(0, False, [item.span() if isinstance(item, Located) else item
+                            for item in found])
 
 
 def read(lines: list[str], pieces: list[tuple[int, str]], path: str
          ) -> list[Located] | None:
     """The items `cut` found (`lines`: the file's text split at "\n"); None when the odd ones
     among them do not read as one item each (the caller then reads the whole file)."""
-    items: list[Located | None] = []
+    found = _read("", lines, pieces, path)
+    return None if found is None else [_located(item) for item in found]
+
+
+def _located(item: Located | Span) -> Located:
+    if isinstance(item, Located):
+        return item
+    data, first, last, offsets, text_hash = item
+    return Located(data, first, last, {key: first + at for key, at in offsets.items()},
+                   text_hash)
+
+
+def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], path: str
+          ) -> list[Located | Span] | None:
+    """`read`, with an item of a layout met before as its span (`yamlshapes`); `lines` are
+    split from `text` when an item needs them."""
+    items: list[Located | Span | None] = []
+    shapes: list[Shape] = []  # the layouts met in this file, the last one met first
+    get = _VALUES.get
     for start, chunk in pieces:
-        end = start + chunk.count("\n") + (not chunk.endswith("\n"))
-        items.append(_read_one(lines, start, end, chunk))
+        item: Located | Span | None = None
+        for shape in shapes:
+            item = shape.span(chunk, start, get, _cached)
+            if item is not None:
+                if shape is not shapes[0]:
+                    shapes.remove(shape)
+                    shapes.insert(0, shape)
+                break
+        if item is None:
+            if lines is None:
+                lines = text.split("\n")
+            end = start + chunk.count("\n") + (not chunk.endswith("\n"))
+            item = _read_one(lines, start, end, chunk, shapes)
+        items.append(item)
     odd = [piece for piece, item in zip(pieces, items, strict=True) if item is None]
     if not odd:
         return [i for i in items if i is not None]
@@ -84,19 +144,40 @@ def read(lines: list[str], pieces: list[tuple[int, str]], path: str
     return [item if item is not None else next(others) for item in items]
 
 
-def _read_one(lines: list[str], start: int, end: int, chunk: str) -> Located | None:
-    for reader in (_simple, _general):
-        try:
-            found = reader(lines, start, end, chunk)
-        except _Unsure:
-            continue
-        if found is not None:
-            return found
-    return None
+def _read_one(lines: list[str], start: int, end: int, chunk: str, shapes: list[Shape]
+              ) -> Located | None:
+    try:
+        simple = _simple(lines, start, end, chunk)
+    except _Unsure:
+        simple = None
+    if simple is not None:
+        item, found = simple
+        _learn(shapes, found)
+        return item
+    try:
+        return _general(lines, start, end, chunk)
+    except _Unsure:
+        return None
+
+
+_SHAPES: dict[tuple[tuple[str, str, bool], ...], Shape] = {}
+
+
+def _learn(shapes: list[Shape], found: list[tuple[str, str, str]]) -> None:
+    """Remember the layout of an item read by `_simple` (at most a few per file)."""
+    known = shape_key(found)
+    shape = _SHAPES.get(known)
+    if shape is None:
+        shape = Shape(found)
+        if len(_SHAPES) < 256:
+            _SHAPES[known] = shape
+    if shape not in shapes:
+        shapes.insert(0, shape)
+        del shapes[4:]
 
 
 def _general(lines: list[str], start: int, end: int, chunk: str) -> Located:
-    return _Item(lines, start, end).read()
+    return Item(lines, start, end).read()
 
 
 def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | None:
@@ -130,9 +211,11 @@ _VALUES: dict[str, Any] = {}
 _KEYS: set[str] = set()  # names already known to read as themselves
 
 
-def _simple(lines: list[str], start: int, end: int, chunk: str) -> Located | None:
-    """The item when each of its lines is `key: value` on one line, at most one level deep
-    (what loa-mem writes for short texts); None for anything else. `chunk`: its lines' text."""
+def _simple(lines: list[str], start: int, end: int, chunk: str
+            ) -> tuple[Located, list[tuple[str, str, str]]] | None:
+    """The item and its lines' (indent, key, " value") when each of its lines is `key: value`
+    on one line, at most one level deep (what loa-mem writes for short texts); None for
+    anything else. `chunk`: its lines' text."""
     last = end - 1
     while last > start and (not lines[last].strip(" ") or lines[last].lstrip(" ")[:1] == "#"):
         last -= 1
@@ -168,7 +251,7 @@ def _simple(lines: list[str], start: int, end: int, chunk: str) -> Located | Non
                 parents.append(parent)
     if not all(parents):
         return None  # `key:` with nothing under it (null), left to the general reader
-    return Located(data, start + 1, last + 1, keys, spanhash.of_lines(lines, start, last))
+    return Located(data, start + 1, last + 1, keys, spanhash.of_lines(lines, start, last)), found
 
 
 def _known(name: str) -> bool:
@@ -180,13 +263,35 @@ def _known(name: str) -> bool:
     return True
 
 
+# a time as loa-mem writes it: a plain scalar that reads as its own text (timestamps are kept)
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
+_LISTS: dict[str, list[Any]] = {}
+
+
 def _cached(text: str) -> Any:
-    """`_value`, remembered for short texts (categories, ttls, sessions repeat)."""
+    """`_value`, remembered for short texts (categories, ttls, sessions repeat) and flow lists
+    (tags repeat; each caller gets its own copy), and told in a few steps for prose and times."""
     value = _VALUES.get(text, UNSURE)
+    if value is not UNSURE:
+        return value
+    value = prose(text)
     if value is UNSURE:
-        value = _value(text)
-        if len(_VALUES) < 4096 and len(text) < 64 and not isinstance(value, (list, dict)):
-            _VALUES[text] = value
+        if _STAMP(text):
+            value = text
+        elif text[:1] == "[":
+            found = _LISTS.get(text)
+            if found is None:
+                found = _value(text)
+                if len(_LISTS) >= 4096:
+                    _LISTS.clear()
+                _LISTS[text] = found
+            return list(found)
+        else:
+            value = _value(text)
+    if len(text) < 64 and not isinstance(value, (list, dict)):
+        if len(_VALUES) >= 4096:  # full of texts met once (ids): start again
+            _VALUES.clear()
+        _VALUES[text] = value
     return value
 
 
@@ -202,157 +307,3 @@ def _value(text: str) -> Any:
     if value is UNSURE:
         raise _Unsure
     return value
-
-
-class _Item:
-    """One item's lines (`lines[start:end]`, 0-based) read as a mapping."""
-
-    def __init__(self, lines: list[str], start: int, end: int) -> None:
-        first = lines[start]
-        if not first.startswith("- ") or first[2:3] in (" ", ""):
-            raise _Unsure
-        self.lines = ["  " + first[2:], *lines[start + 1:end]]
-        self.file_lines = lines
-        self.start = start
-        self.last = 0
-
-    def read(self) -> Located:
-        data, keys, at = self._mapping(0, 2)
-        if self._next_content(at) is not None:
-            raise _Unsure
-        first, last = self.start, self.start + self.last
-        return Located(data, first + 1, last + 1,
-                              {k: self.start + line + 1 for k, line in keys.items()},
-                              spanhash.of_lines(self.file_lines, first, last))
-
-    def _next_content(self, at: int) -> int | None:
-        while at < len(self.lines):
-            stripped = self.lines[at].lstrip(" ")
-            if stripped and not stripped.startswith("#"):
-                return at
-            at += 1
-        return None
-
-    def _mapping(self, at: int, indent: int) -> tuple[dict[str, Any], dict[str, int], int]:
-        result: dict[str, Any] = {}
-        keys: dict[str, int] = {}
-        while True:
-            found = self._next_content(at)
-            if found is None:
-                return result, keys, len(self.lines)
-            line = self.lines[found]
-            column = len(line) - len(line.lstrip(" "))
-            if column < indent:
-                return result, keys, found
-            name, colon, rest = line[column:].partition(":")
-            name_key = key(name)
-            if column > indent or not colon or name_key is None or name_key in result or (
-                    rest and not rest.startswith(" ")):
-                raise _Unsure
-            keys[name_key] = found
-            self.last = found
-            result[name_key], at = self._value(rest.strip(" "), found + 1, indent)
-
-    def _value(self, rest: str, at: int, indent: int) -> tuple[Any, int]:
-        if rest == "":
-            return self._nested(at, indent)
-        if rest in ("|", "|-"):
-            return self._literal(at, indent, rest == "|-")
-        if rest.startswith("'"):
-            return self._quoted(rest, at, indent)
-        if rest.startswith("["):
-            value = flow_list(rest)
-        elif rest == "{}":
-            value = {}
-        else:
-            return self._plain(rest, at, indent)
-        if value is UNSURE:
-            raise _Unsure
-        return value, at
-
-    def _continuation(self, at: int, indent: int) -> int:
-        """The end of the lines after `at` indented deeper than `indent` (blank lines within)."""
-        end = at
-        while end < len(self.lines):
-            line = self.lines[end]
-            if line.strip(" ") and len(line) - len(line.lstrip(" ")) <= indent:
-                break
-            end += 1
-        while end > at and not self.lines[end - 1].strip(" "):
-            end -= 1
-        return end
-
-    def _plain(self, rest: str, at: int, indent: int) -> tuple[Any, int]:
-        end = self._continuation(at, indent)
-        more = self.lines[at:end]
-        if any(line.strip(" ") and not _CONTINUED.fullmatch(line.strip(" ")) for line in more):
-            raise _Unsure
-        value = plain(fold([rest, *more]) if more else rest)
-        if value is UNSURE or (more and not isinstance(value, str)):
-            raise _Unsure
-        if more:
-            self.last = end - 1
-        return value, end
-
-    def _quoted(self, rest: str, at: int, indent: int) -> tuple[Any, int]:
-        end = self._continuation(at, indent) if not _closed(rest) else at
-        more = self.lines[at:end]
-        value = quoted(fold([rest, *more]) if more else rest)
-        if value is UNSURE:
-            raise _Unsure
-        if more:
-            self.last = end - 1
-        return value, end
-
-    def _literal(self, at: int, indent: int, strip: bool) -> tuple[str, int]:
-        end = self._continuation(at, indent)
-        body = self.lines[at:end]
-        if not body or (end < len(self.lines) and not self.lines[end].strip(" ")):
-            raise _Unsure  # empty, or blank lines after it (the full parser counts them)
-        depth = len(body[0]) - len(body[0].lstrip(" "))
-        if depth == 0 or any(line.strip(" ") and not line.startswith(" " * depth)
-                             for line in body):
-            raise _Unsure
-        self.last = end - 1
-        text = "\n".join(line[depth:] for line in body)
-        return (text if strip else text + "\n"), end
-
-    def _nested(self, at: int, indent: int) -> tuple[Any, int]:
-        found = self._next_content(at)
-        if found is None:
-            return None, at
-        line = self.lines[found]
-        column = len(line) - len(line.lstrip(" "))
-        stripped = line[column:]
-        if stripped.startswith("- ") and column >= indent:
-            return self._sequence(found, column)
-        if column > indent:
-            data, _, end = self._mapping(found, column)
-            return data, end
-        return None, at
-
-    def _sequence(self, at: int, indent: int) -> tuple[list[Any], int]:
-        items: list[Any] = []
-        while True:
-            found = self._next_content(at)
-            if found is None:
-                return items, len(self.lines)
-            line = self.lines[found]
-            column = len(line) - len(line.lstrip(" "))
-            if column < indent or (column == indent and not line[column:].startswith("- ")):
-                return items, found
-            if column > indent:
-                raise _Unsure
-            text = line[column + 2:].strip(" ")
-            value = quoted(text) if text.startswith("'") else plain(text)
-            if value is UNSURE or text == "":
-                raise _Unsure
-            items.append(value)
-            self.last = found
-            at = found + 1
-
-
-def _closed(rest: str) -> bool:
-    """Whether a single-quoted scalar starting `rest` ends on this line."""
-    body = rest[1:].replace("''", "")
-    return body.endswith("'") and body.count("'") == 1

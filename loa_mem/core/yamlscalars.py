@@ -73,6 +73,15 @@ def _by_tag(text: str) -> Any:
     return UNSURE
 
 
+def prose(text: str) -> Any:
+    """`plain(text)` for a text that starts with an ASCII letter and holds no ':', '#' or tab,
+    no space last (most of a grimoire file's text), told in a few steps; UNSURE for any other
+    text, whatever `plain` makes of it."""
+    if text[:1].isalpha() and text[0].isascii() and _prose(text):
+        return _WORDS.get(text, text)
+    return UNSURE
+
+
 def _prose(text: str) -> bool:
     """Whether a text that starts with a letter is a plain scalar, told without the pattern
     (most of a grimoire file's text): no ':', '#' or tab in it, no space last."""

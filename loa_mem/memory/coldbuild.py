@@ -9,6 +9,8 @@ renamed over the index: readers see either no index or a whole one.
 
 from __future__ import annotations
 
+import functools
+import gc
 import os
 import sqlite3
 from collections.abc import Callable
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from loa_mem.core.errors import InvalidFile
 from loa_mem.memory.index import add_names, create
-from loa_mem.memory.indexrows import INDEXES, INSERT_ENTRIES, Prepared
+from loa_mem.memory.indexrows import INDEX_TEXT, INDEXES, INSERT_ENTRIES, Prepared
 
 if TYPE_CHECKING:
     from loa_mem.core.located import ListFile
@@ -48,6 +50,8 @@ class Build:
         self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
                                              for offset, row in enumerate(rows)))
         self.next_rowid += len(rows)
+        # indexed now, while the other files are still being parsed, rather than all at the end
+        self.db.execute(INDEX_TEXT, (first, self.next_rowid - 1))
         self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
                         (path, signature[0], signature[1], indent, int(flow)))
 
@@ -55,11 +59,9 @@ class Build:
         """Index the rows and rename the file into place (the caller has closed its own
         connection to `target`, under the lock that keeps other builds out)."""
         self.db.execute("COMMIT")
-        self.db.execute("INSERT INTO entry_text(entry_text) VALUES('rebuild')")
-        # 'rebuild' leaves one segment at the lowest level, which the first merges after a few
-        # edits rewrite whole (the whole full-text index again, its old pages left free in the
-        # file); 'optimize' moves it out of their way, and the lookup indexes built next take
-        # the pages it freed
+        # one segment for the whole full-text index, out of the way of the first merges after a
+        # few edits (which would otherwise rewrite it whole, leaving its old pages free in the
+        # file); the lookup indexes built next take the pages it freed
         self.db.execute("INSERT INTO entry_text(entry_text) VALUES('optimize')")
         self.db.executescript(INDEXES)
         self.db.execute("PRAGMA locking_mode=NORMAL")
@@ -105,15 +107,15 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
     signature)); `prepare` gives a parsed file's layout and rows (`indexrows.FileRows`),
     `check_empty` raises for a file emptied by accident. Returns the files that failed, which
     the index leaves out."""
-    from loa_mem.core import yamlfast, yamlio
+    from loa_mem.core import yamlio
 
     leftovers(target.parent)
     signatures = {rel: signature for rel, _, signature in jobs}
     failures: dict[str, InvalidFile] = {}
     building = Build(target)
     try:
-        for rel, parsed in yamlio.iter_lists([(rel, full) for rel, full, _ in jobs], prepare,
-                                             yamlfast.load_list):
+        for rel, parsed in yamlio.iter_lists([(rel, full) for rel, full, _ in jobs],
+                                             functools.partial(_prepare, prepare), _read):
             result = parsed
             if signatures[rel][1] == 0:
                 try:
@@ -129,3 +131,28 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
         building.abandon()
         raise
     return failures
+
+
+def _read(text: str, path: str) -> Any:
+    """A grimoire file's items as spans, without the garbage collector's passes (each entry
+    makes a few containers, none in a cycle: the passes would cost ~30% of the parse)."""
+    from loa_mem.core import yamlfast
+
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return yamlfast.load_spans(text, path)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _prepare(prepare: Callable[[str, Any], Any], path: str, parsed: Any) -> Any:
+    """`prepare`, likewise without the garbage collector's passes."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return prepare(path, parsed)
+    finally:
+        if collecting:
+            gc.enable()

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from loa_mem.core import spanhash
 from loa_mem.core.clock import parse
+from loa_mem.core.yamlfast import Spans
 from loa_mem.memory import rowcodec
 from loa_mem.memory.rules import normalize as normalized
 from loa_mem.memory.rules import tier
@@ -87,7 +88,7 @@ Span = tuple[Any, int, int, dict[str, int], int]
 # an entry's columns (all but its rowid), ready to insert
 Prepared = tuple[Any, ...]
 
-_encode = json.JSONEncoder(separators=(",", ":"), default=str).encode
+_encode = rowcodec.encode
 _epochs: dict[str, float | None] = {}
 _key_texts: dict[tuple[int, ...], str] = {}
 
@@ -174,7 +175,8 @@ class FileRows:
     rows: list[Prepared]
 
 
-def file_rows(archived: frozenset[str], path: str, parsed: ListFile) -> FileRows:
-    """Runs where the file was parsed (a worker process on a cold index of many entries)."""
-    return FileRows(parsed.indent, parsed.flow,
-                    prepare(path, path in archived, (item.span() for item in parsed.items)))
+def file_rows(archived: frozenset[str], path: str, parsed: ListFile | Spans) -> FileRows:
+    """Runs where the file was parsed (a worker process on a cold index of many entries);
+    `parsed` from `yamlfast.load_list` or, without the objects, `yamlfast.load_spans`."""
+    spans = parsed.spans if isinstance(parsed, Spans) else (item.span() for item in parsed.items)
+    return FileRows(parsed.indent, parsed.flow, prepare(path, path in archived, spans))
