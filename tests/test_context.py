@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loa_mem.core import clock, tokens
+from loa_mem.core import cachefile, clock, tokens
 from tests import support
 from tests.conftest import FIXED_NOW, Cli, run_loa_mem
 
@@ -238,9 +238,8 @@ def test_the_cached_shortlist_ranks_as_the_whole_store_does(store: Path, later: 
                                                             shortlist_holds: bool) -> None:
     _generated(store, 80)
     context(store)  # ranks every entry at FIXED_NOW and keeps each category's top 50
-    cache = store / ".git/loa-mem/context.json"
-    kept = cache.read_bytes()
-    shortlist = json.loads(kept)["side"]["shortlist"]
+    cache = store / ".git/loa-mem/context.cache"
+    shortlist = cachefile.read(str(cache))["side"]["shortlist"]
     assert len(shortlist["ids"]) == 5 * 50  # each category's top 50 of 80
     later_ts = clock.parse(later).timestamp()
     assert (shortlist["until"] is None or later_ts <= shortlist["until"]) == shortlist_holds

@@ -36,7 +36,7 @@ def from_scratch(store: Path, where: Path, *args: str, now: str = FIXED_NOW) -> 
     """The block in a copy of the repository without index and side cache."""
     copy = where / f"copy-{len(list(where.iterdir()))}"
     shutil.copytree(store, copy)
-    for name in ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "context.json"):
+    for name in ("index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm", "context.cache"):
         (copy / CACHE / name).unlink(missing_ok=True)
     return context(copy, *args, now=now)[0]
 

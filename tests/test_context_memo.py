@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from loa_mem.context import memo
+from loa_mem.core import cachefile
 from tests import support
 from tests.conftest import FIXED_NOW, Cli, run_loa_mem
 
@@ -28,7 +29,7 @@ def context(store: Path, *args: str, now: str = FIXED_NOW) -> str:
 
 def from_scratch(store: Path, *args: str, now: str = FIXED_NOW) -> str:
     """The block with no side cache (hence no memo and no shortlist): every entry ranked."""
-    (store / CACHE / "context.json").unlink(missing_ok=True)
+    (store / CACHE / cachefile.SIDE).unlink(missing_ok=True)
     return context(store, *args, now=now)
 
 
@@ -104,9 +105,7 @@ def test_side_files_read_before_a_write_are_used_again_as_they_were(
 
 
 def _shortlist(store: Path) -> dict[str, object]:
-    import json
-
-    side = json.loads((store / CACHE / "context.json").read_text(encoding="utf-8"))["side"]
+    side = cachefile.read(str(store / CACHE / cachefile.SIDE))["side"]
     return dict(side["shortlist"])
 
 
@@ -209,10 +208,8 @@ def test_as_days_pass_the_block_is_what_a_start_from_scratch_prints(
 
 def test_the_memo_holds_while_it_says_it_does(store: Path, entries: dict[str, str]) -> None:
     context(store)
-    import json
-
-    made = json.loads((store / CACHE / "context.json").read_text(encoding="utf-8"))["side"]
-    config = json.loads((store / CACHE / "config.json").read_text(encoding="utf-8"))["config"]
+    made = cachefile.read(str(store / CACHE / cachefile.SIDE))["side"]
+    config = cachefile.read(str(store / CACHE / cachefile.CONFIG))["config"]
     assert made["memo"]["bounds"][0] == "2026-02-06T10:30:00Z"  # the error's expiry
     assert memo.holds(made["memo"], config, "2026-02-06T10:29:59Z")
     assert not memo.holds(made["memo"], config, "2026-02-06T10:30:00Z")

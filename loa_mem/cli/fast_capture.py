@@ -15,6 +15,7 @@ import os
 import sys
 
 from loa_mem.context import fast as context_fast
+from loa_mem.core import cachefile
 from loa_mem.memory import layout
 from loa_mem.memory.capture import open_errors, rules
 
@@ -49,10 +50,9 @@ def _current(top: str, cache: str, recorded: open_errors.Signatures) -> bool:
     """Whether the live error files are as they were when `open-errors.json` was written: a
     pull or an edit since may have brought an open error of this very command."""
     try:
-        with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
-            cached_config = json.load(handle)
-        if cached_config.get("signature") != context_fast.signature(
-                os.path.join(top, context_fast.CONFIG_FILE)):
+        cached_config = cachefile.read(os.path.join(cache, cachefile.CONFIG))
+        if not isinstance(cached_config, dict) or cached_config.get(
+                "signature") != context_fast.signature(os.path.join(top, context_fast.CONFIG_FILE)):
             return False
         memory = cached_config["config"]["memory_schema"]
         listed = layout.files(top, memory["storage_dir"],

@@ -5,7 +5,7 @@ the command groups, the `Store` or YAML: it reads the config cache and the index
 `recall.rank` and prints with the same view and renderer as the Typer command. It handles
 `recall [QUERY] [--json] [--explain] [-c C]... [-t T]... [--limit N] [--mode M] [--root DIR]`
 written to a pipe or a file. Fresh means all of:
-- the config cache (`<git dir>/loa-mem/config.json`) has the signature of `.loa.config.yaml`;
+- the config cache (`<git dir>/loa-mem/config.cache`) has the signature of `.loa.config.yaml`;
 - a semantic or hybrid mode asked for by name (`--mode`, `memory_schema.retrieval.mode`) has
   its model at hand (fetching one, or saying why it cannot be had, is the Typer command's);
 - the index has this version's schema and, for every grimoire file, the signature it has now;
@@ -18,12 +18,12 @@ instead, which refreshes the index and prints the same results, or the same erro
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
 
 from loa_mem.context import fast as context_fast
+from loa_mem.core import cachefile
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -135,11 +135,10 @@ def load(request: Request) -> Recalled | None:
     cache = os.path.join(context_fast.git_dir(top), "loa-mem")
     index_path = os.path.join(cache, "index.sqlite3")
     if os.path.exists(os.path.join(top, context_fast.CONFIG_FILE)) and not (
-            os.path.exists(index_path) and os.path.exists(os.path.join(cache, "config.json"))):
+            os.path.exists(index_path) and os.path.exists(os.path.join(cache, cachefile.CONFIG))):
         _caught_up(top)  # a fresh clone: the Store builds both, at no more cost than the Typer path
-    with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
-        cached = json.load(handle)
-    if cached.get("signature") != context_fast.signature(
+    cached = cachefile.read(os.path.join(cache, cachefile.CONFIG))
+    if not isinstance(cached, dict) or cached.get("signature") != context_fast.signature(
             os.path.join(top, context_fast.CONFIG_FILE)):
         return None
     config: dict[str, Any] = cached["config"]

@@ -11,20 +11,18 @@ sidecar memories, the top memories of each category (recall's score, with `--que
 relevance), and the hot working set. Items that do not fit are left out, lowest priority first
 (memories by score), and a last line says what was cut. Tokens are `tokens.estimate`.
 
-This module is imported by the hook: standard library, `clock`, `memo`, `rowcodec`, `scoring`
-and `tokens` only.
+This module is imported by the hook: standard library, `clock`, `memo`, `scoring` and `tokens`
+only, and `json` and `rowcodec` only when it reads the index (a memo has no JSON to decode).
 """
 
 from __future__ import annotations
 
-import json
 import math
 import os
 
 from loa_mem.context import memo as ahead
 from loa_mem.context.memo import settings
 from loa_mem.core import clock, tokens
-from loa_mem.memory import rowcodec
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,6 +126,8 @@ def _expiring(db: Connection | None, memory: dict[str, Any], now_iso: str,
         return [(section, line, item) for line, item in memo["expiring"]]
     if db is None:
         return []
+    from loa_mem.memory import rowcodec
+
     limit = ahead.warning_limit(memory, now_iso)
     live = "retired=0 AND superseded_by IS NULL AND expires_at IS NOT NULL"
     found: list[Candidate] = []
@@ -144,6 +144,17 @@ def _expiring(db: Connection | None, memory: dict[str, Any], now_iso: str,
         found.append((section, f"- {expired} expired {waits} for `loa-mem archive --expired`",
                       {"expired": expired}))
     return found
+
+
+def _entry_data(data: str | dict[str, Any]) -> dict[str, Any]:
+    """A ranked row's entry data: JSON text from the index, already decoded in a memo (whose
+    reader, the hook, does not import json)."""
+    if isinstance(data, dict):
+        return data
+    import json
+
+    decoded: dict[str, Any] = json.loads(data)
+    return decoded
 
 
 def _summary(data: dict[str, Any]) -> str:
@@ -168,7 +179,7 @@ def _memories(db: Connection | None, memory: dict[str, Any], options: Options, n
     for memory_id, confidence, _, _, _, total, _, _, data_text, category in rows:
         if category not in sections:
             continue
-        data = json.loads(data_text)
+        data = _entry_data(data_text)
         tags = [str(t) for t in data.get("tags") or []]
         summary = _summary(data)
         note = f"{confidence:g}" + (f"; {', '.join(tags)}" if tags else "")
@@ -308,7 +319,7 @@ def make_memo(db: Connection, config: dict[str, Any], side: dict[str, Any],
             "until": None if until == math.inf else until,
             "bounds": ahead.expiry_bounds(db, memory, now_iso),
             "active": ahead.active_count(db, now_iso) if active is None else active,
-            "rows": rows,
+            "rows": [[*row[:8], _entry_data(row[8]), *row[9:]] for row in rows],
             "expiring": [[line, item] for _, line, item in _expiring(db, memory, now_iso)]}
 
 

@@ -1,12 +1,13 @@
 """`loa-mem context`, dispatched by `entry.main` before typer is imported.
 
 The session-start hook runs this before every agent session, so while the caches are fresh it
-imports only the standard library (json; sqlite3 only when it reads the index; help and
-mistakes go to the full CLI) and the light `context`, `memo`, `scoring`, `tokens` and `clock`
-modules. Fresh means all of:
-- the config cache (`<git dir>/loa-mem/config.json`, written by `config.load`) has the
+imports only the standard library (sqlite3 only when it reads the index, json only for
+`--format json`; help and mistakes go to the full CLI) and the light `context`, `memo`,
+`scoring`, `tokens`, `clock` and `cachefile` modules: no `re` either (`json` imports it), which
+with what it imports would cost a fifth of the hook's budget. Fresh means all of:
+- the config cache (`<git dir>/loa-mem/config.cache`, written by `config.load`) has the
   signature (mtime, size) of `.loa.config.yaml` as it is now;
-- the side cache (`context.json`, written by `context_sources`) was written by this version of
+- the side cache (`context.cache`, written by `context_sources`) was written by this version of
   loa-mem, the events log has not grown since (a loa-mem command may have created a sidecar it
   lists), each file it lists (grimoire files included) still has its signature, it holds
   every agent asked for, and its shortlist of top memories still holds at this time
@@ -23,14 +24,13 @@ preferences are shown is resolved through `gitfast.cached_user_email` (`USER_CAC
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
 import loa_mem
 from loa_mem.context import block as context
 from loa_mem.context import memo
-from loa_mem.core import clock
+from loa_mem.core import cachefile, clock
 from loa_mem.memory import layout
 
 TYPE_CHECKING = False
@@ -41,9 +41,9 @@ if TYPE_CHECKING:
 
     Slow = Callable[[str | None, context.Options], context.Block]
 
-SIDE_CACHE = "context.json"
+SIDE_CACHE = cachefile.SIDE
 SIDE_FORMAT = 1
-USER_CACHE = "user-email"  # git's user.email and what it was read from (`gitfast`)
+USER_CACHE = cachefile.USER_EMAIL
 CONFIG_FILE = ".loa.config.yaml"  # config.CONFIG_FILE, not imported: config.py is not light
 EVENTS_FILE = "events.jsonl"  # events.EVENTS_FILE, not imported: it brings getpass and pathlib
 
@@ -131,6 +131,8 @@ def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
 
 def render(block: context.Block, output: str) -> str:
     if output == "json":
+        import json
+
         return json.dumps(block.to_json(), ensure_ascii=False, indent=2) + "\n"
     from loa_mem.core.terminal import printable
 
@@ -263,13 +265,14 @@ def _fresh(top: str, cache: str, options: context.Options
 
 def read_caches(top: str, cache: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """The cached config, when it is fresh, and the side cache as it is; else None."""
-    with open(os.path.join(cache, "config.json"), encoding="utf-8") as handle:
-        cached_config = json.load(handle)
-    if cached_config.get("signature") != signature(os.path.join(top, CONFIG_FILE)):
+    cached_config = cachefile.read(os.path.join(cache, cachefile.CONFIG))
+    if not isinstance(cached_config, dict) or cached_config.get("signature") != signature(
+            os.path.join(top, CONFIG_FILE)):
         return None
     config: dict[str, Any] = cached_config["config"]
-    with open(os.path.join(cache, SIDE_CACHE), encoding="utf-8") as handle:
-        side_cache: dict[str, Any] = json.load(handle)
+    side_cache = cachefile.read(os.path.join(cache, SIDE_CACHE))
+    if not isinstance(side_cache, dict):
+        return None
     return config, side_cache
 
 

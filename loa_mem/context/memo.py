@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import heapq
 import itertools
-import json
 import math
 
 from loa_mem.core import clock
@@ -56,7 +55,18 @@ def expiry_bounds(db: Connection, memory: dict[str, Any], now_iso: str) -> list[
 
 def key(config: dict[str, Any]) -> str:
     """The settings a memo was made with (a memo made under other settings does not hold)."""
-    return json.dumps([config["memory_schema"], settings(config)], sort_keys=True, default=str)
+    return canonical([config["memory_schema"], settings(config)])
+
+
+def canonical(value: Any) -> str:
+    """A text equal for equal plain data, whatever the order of its dicts (json.dumps with
+    sort_keys would do, but importing json costs the hook ~10 ms)."""
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda item: str(item[0]))
+        return "{" + ",".join(f"{str(k)!r}:{canonical(v)}" for k, v in items) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(canonical(v) for v in value) + "]"
+    return repr(value)
 
 
 def holds(memo: Any, config: dict[str, Any], now_iso: str) -> bool:

@@ -6,9 +6,9 @@ e-mail from git's config to find their personal store, and must not pay that.
 
 from __future__ import annotations
 
-import contextlib
-import marshal
 import os
+
+from loa_mem.core import cachefile
 
 
 def user_email() -> str:
@@ -57,28 +57,13 @@ def cached_user_email(cache: str) -> str:
     key = _config_key()
     if key is None:
         return user_email()
-    try:
-        with open(cache, "rb") as handle:
-            saved = marshal.load(handle)
-        if saved[0] == key:
-            return str(saved[1])
-    except (OSError, ValueError, EOFError, TypeError, IndexError):
-        pass
+    saved = cachefile.read(cache)
+    if type(saved) is tuple and len(saved) == 2 and saved[0] == key:
+        return str(saved[1])
     email = user_email()
     if _config_key() == key and not _includes(key):  # unchanged while git read it
-        _keep(cache, marshal.dumps((key, email)))
+        cachefile.write(cache, (key, email))
     return email
-
-
-def _keep(path: str, data: bytes) -> None:
-    tmp = f"{path}.{os.getpid()}.tmp"
-    try:
-        with open(tmp, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except OSError:  # a cache: the next session start asks git again
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
 
 
 Signature = tuple[int, int, int, int]

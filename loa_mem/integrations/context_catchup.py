@@ -21,15 +21,13 @@ shortlist past its span) answers None and the caller takes the slow path, which 
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import sqlite3
 
 import loa_mem
 from loa_mem.context import block as context
 from loa_mem.context import fast, memo
-from loa_mem.core import clock
+from loa_mem.core import cachefile, clock
 from loa_mem.core.errors import LoaMemError
 
 TYPE_CHECKING = False
@@ -250,13 +248,4 @@ def _until_expiry(index: Index, ids: list[str], until: float | None) -> float | 
 def write(cache_dir: str | Path, cache: dict[str, Any]) -> None:
     """Replace the side cache in `cache_dir` by `cache` at once (a reader sees the old one or
     the new one, whole)."""
-    path = os.path.join(cache_dir, fast.SIDE_CACHE)
-    tmp = os.path.join(cache_dir, f".{fast.SIDE_CACHE}.{os.getpid()}.tmp")
-    try:
-        os.makedirs(cache_dir, exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(cache, ensure_ascii=False, default=str))
-        os.replace(tmp, path)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
+    cachefile.write(os.path.join(cache_dir, fast.SIDE_CACHE), cachefile.plain(cache))

@@ -1,7 +1,7 @@
 """The side cache of the session-start context: what `context` needs from YAML files that are
 not grimoire files, as JSON, so that the hook never parses YAML while nothing changed.
 
-`<git dir>/loa-mem/context.json` (outside git, derived, safe to delete):
+`<git dir>/loa-mem/context.cache` (outside git, derived, safe to delete):
 
     {"format": 1, "loa_mem": VERSION, "index_schema": "4",
      "events": [EVENTS_LOG_PATH, SIZE],                  # size when this was built
@@ -23,14 +23,13 @@ hand is found at the next rebuild, which any loa-mem write (it grows the events 
 
 from __future__ import annotations
 
-import json
 import os
 
 import loa_mem
 from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.context.fast import SIDE_CACHE, SIDE_FORMAT, signature
-from loa_mem.core import clock
+from loa_mem.core import cachefile, clock
 from loa_mem.integrations.context_catchup import (
     META_SUFFIX,
     appended_rows,
@@ -130,11 +129,7 @@ def _appended(store: Store, recorded: dict[str, Any], changed: list[str]) -> lis
 def _previous(store: Store) -> dict[str, Any]:
     """The side cache as the last refresh wrote it ({} when absent, unreadable or written by
     another version)."""
-    try:
-        with open(store.cache_dir / SIDE_CACHE, encoding="utf-8") as handle:
-            cache = json.load(handle)
-    except (OSError, ValueError):
-        return {}
+    cache = cachefile.read(str(store.cache_dir / SIDE_CACHE))
     ok = (isinstance(cache, dict) and cache.get("format") == SIDE_FORMAT
           and cache.get("loa_mem") == loa_mem.__version__ and isinstance(cache.get("side"), dict)
           and isinstance(cache.get("files"), dict))

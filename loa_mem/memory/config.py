@@ -7,13 +7,14 @@ import neither YAML nor jsonschema.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from loa_mem.core import cachefile
 from loa_mem.core.errors import ConfigError, SwitchedOff
 from loa_mem.memory.rules import CATEGORIES, DEFAULT_RULES, CategoryRule
 
@@ -186,14 +187,11 @@ def load(root: Path, cache_dir: Path | None = None) -> Config:
     except FileNotFoundError:
         return default_config()
     signature = [stat.st_mtime_ns, stat.st_size]
-    cache_file = cache_dir / "config.json" if cache_dir else None
+    cache_file = str(cache_dir / cachefile.CONFIG) if cache_dir else None
     if cache_file is not None:
-        try:
-            cached = json.loads(cache_file.read_text(encoding="utf-8"))
-            if cached.get("signature") == signature:
-                return Config(cached["config"])
-        except (OSError, ValueError):
-            pass
+        cached = cachefile.read(cache_file)
+        if isinstance(cached, dict) and cached.get("signature") == signature:
+            return Config(cached["config"])
     from loa_mem.core import textfile, yamlio
     from loa_mem.core.errors import InvalidFile
 
@@ -202,11 +200,6 @@ def load(root: Path, cache_dir: Path | None = None) -> Config:
     except InvalidFile as error:  # not text, not YAML, a directory: the config's problem
         raise ConfigError(error.message, error.hint) from None
     if cache_file is not None:
-        try:
-            cache_file.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache_file.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps({"signature": signature, "config": data}), encoding="utf-8")
-            os.replace(tmp, cache_file)
-        except OSError:
-            pass
+        with contextlib.suppress(ValueError):  # a value marshal cannot keep: read it each time
+            cachefile.write(cache_file, {"signature": signature, "config": data})
     return Config(data)

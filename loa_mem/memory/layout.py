@@ -12,17 +12,15 @@ grows with the store makes every `remember` slower. Bounded files keep that cost
 The same rule applies in `dir` = storage_dir and in the archive dir, and to the events log
 (`events.jsonl`, then `events/2026-11.jsonl`, ...), which every write appends to and commits.
 
-Light on purpose (os and re only): the session-start hook and recall's fast path list the
-files with it.
+Light on purpose (os only, not even `re`): the session-start hook and recall's fast path list
+the files with it.
 """
 
 from __future__ import annotations
 
 import os
-import re
 
 LIMIT = 256 * 1024  # bytes a file reaches before new entries go to the next one
-_MONTH_FILE = re.compile(r"^(\d{4}-\d{2})(?:\.([1-9]\d*))?(\.[a-z]+)$")
 
 
 def folder(dir_rel: str, storage_file: str) -> str:
@@ -38,10 +36,34 @@ def month_files(top: str, folder_rel: str, extension: str = ".yaml") -> list[str
         return []
     found = []
     for name in names:
-        match = _MONTH_FILE.match(name)
-        if match and match.group(3) == extension:
-            found.append((match.group(1), int(match.group(2) or 1), name))
+        parsed = month_file(name)
+        if parsed is not None and parsed[2] == extension:
+            found.append((parsed[0], parsed[1], name))
     return [f"{folder_rel}/{name}" for *_, name in sorted(found)]
+
+
+def month_file(name: str) -> tuple[str, int, str] | None:
+    """(month, part, extension) of a month file's name (`2026-11.yaml` -> ("2026-11", 1,
+    ".yaml"), `2026-11.3.yaml` -> part 3); None for any other name."""
+    stem, dot, extension = name.rpartition(".")
+    month, dot_part, part = stem.partition(".")
+    if not (dot and extension and _lower_ascii(extension)):
+        return None
+    if not (len(month) == 7 and month[4] == "-" and _digits(month[:4]) and _digits(month[5:])):
+        return None
+    if not dot_part:
+        return month, 1, f".{extension}"
+    if _digits(part) and "1" <= part[0] <= "9":
+        return month, int(part), f".{extension}"
+    return None
+
+
+def _digits(text: str) -> bool:
+    return text.isdecimal()  # as the \d of a pattern: any decimal digit, not ASCII only
+
+
+def _lower_ascii(text: str) -> bool:
+    return text.isascii() and text.isalpha() and text.islower()
 
 
 def files(top: str, dir_rel: str, storage_file: str) -> list[str]:
@@ -71,8 +93,8 @@ def write_target(top: str, dir_rel: str, storage_file: str, month: str) -> str:
     last = current[-1]
     if _size(top, last) < LIMIT:
         return last
-    match = _MONTH_FILE.match(last.rsplit("/", 1)[-1])
-    part = int(match.group(2) or 1) + 1 if match else 2
+    parsed = month_file(last.rsplit("/", 1)[-1])
+    part = parsed[1] + 1 if parsed else 2
     return f"{sub}/{month}.{part}{extension}"
 
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import heapq
 
-from loa_mem.memory import rowcodec
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -82,6 +80,8 @@ def ranked(db: Connection, where: list[str], args: list[object], *, query: str,
     A lexical query scores only its shortlist (see `_shortlist`); `shortlist=False` scores
     every candidate, the reference the shortlist is tested against. Without `with_data`, each
     row's data is "" (not read back: a caller that needs only the order and the scores)."""
+    from loa_mem.memory import rowcodec  # not at the top: the hook's memo path imports this module
+
     ensure_power(db)
     if given is None and query and per_category is None and shortlist:
         match = match_expression(query)

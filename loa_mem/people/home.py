@@ -22,13 +22,11 @@ light loa_mem modules only.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import sys
 import zlib
 
-from loa_mem.core import clock, gitfast
+from loa_mem.core import clock, gitfast, jsontext
 from loa_mem.core.errors import InvalidFile, LoaMemError, Refused
 from loa_mem.people import rules
 
@@ -132,8 +130,10 @@ def user_dir(user: str, create: bool = False) -> str:
             with Private():
                 os.makedirs(top, mode=0o700, exist_ok=True)
                 # a concurrent first write may have made it: it is checked below all the same
-                with contextlib.suppress(FileExistsError):
+                try:  # noqa: SIM105 - contextlib (and what it imports) is not for the hook
                     os.mkdir(folder, 0o700)
+                except FileExistsError:
+                    pass
             stat = os.lstat(folder)
         _owned(folder, stat)
         if stat.st_mode & 0o077:  # made by hand, or by an older umask: make it private again
@@ -190,6 +190,8 @@ def _load_json(path: str) -> dict[str, Any]:
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
     with os.fdopen(fd, encoding="utf-8") as handle:
         text = handle.read()
+    import json  # once a file is there: a session start without any must not pay it (`jsontext`)
+
     try:
         data = json.loads(text)
     except ValueError as bad:
@@ -241,7 +243,7 @@ def _check_record(path: str, item: object, fields: dict[str, type]) -> None:
 
 # -- the access log -------------------------------------------------------------------------
 def _append(path: str, record: dict[str, Any]) -> None:
-    line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+    line = jsontext.dumps(record) + "\n"
     flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
     with Private():
         fd = os.open(path, flags, 0o600)

@@ -12,8 +12,6 @@ only the part of it not already counted when the confidence was stored: a prefer
 
 from __future__ import annotations
 
-import json
-
 from loa_mem.core import clock
 from loa_mem.core.errors import Refused
 
@@ -55,6 +53,7 @@ def check_key(key: str) -> str:
 def parse_value(text: str) -> Any:
     """A number or a JSON list as such (`500000`, `'["Paid Search", "CTV"]'`); anything else,
     `true` and `02134` included, is the string as typed."""
+    import json  # here, as in the functions below: the session-start hook imports this module
     stripped = text.strip()
     if stripped[:1] in "-0123456789[" and stripped:
         try:
@@ -67,6 +66,8 @@ def parse_value(text: str) -> Any:
 
 
 def check_value(value: Any) -> Any:
+    import json
+
     items = value if isinstance(value, list) else [value]
     if isinstance(value, list) and not 0 < len(value) <= MAX_ITEMS:
         raise Refused(f"a list value holds 1-{MAX_ITEMS} items, not {len(value)}")
@@ -81,6 +82,8 @@ def check_value(value: Any) -> Any:
 
 def same_value(a: Any, b: Any) -> bool:
     """Lists are the same whatever their order: a repeat of the same choices."""
+    import json
+
     if isinstance(a, list) and isinstance(b, list):
         return sorted(map(json.dumps, a)) == sorted(map(json.dumps, b))
     if isinstance(a, (list, str)) or isinstance(b, (list, str)):
@@ -89,7 +92,11 @@ def same_value(a: Any, b: Any) -> bool:
 
 
 def show_value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    if isinstance(value, str):
+        return value
+    import json
+
+    return json.dumps(value, ensure_ascii=False)
 
 
 # -- confidence -----------------------------------------------------------------------------

@@ -10,8 +10,6 @@ is the person's data like any other: `pref forget` and `pref clear --sessions` r
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 
 from loa_mem.core.errors import LoaMemError
@@ -29,6 +27,8 @@ def _path(folder: str) -> str:
 
 
 def read_pending(folder: str) -> list[dict[str, Any]]:
+    import json  # only when a pending file exists: the hook must not import it otherwise
+
     try:
         with open(_path(folder), encoding="utf-8") as handle:
             data = json.loads(handle.read())
@@ -39,6 +39,8 @@ def read_pending(folder: str) -> list[dict[str, Any]]:
 
 
 def write_pending(folder: str, records: list[dict[str, Any]]) -> None:
+    import contextlib
+    import json
     from pathlib import Path
 
     from loa_mem.core.filewrite import atomic_write
@@ -88,7 +90,9 @@ def context_lines(user: str | None, email_cache: str | None = None) -> list[str]
     resolving from git's user.email costs a process unless `email_cache` (a file in the
     project's loa-mem cache) still vouches for the answer, and this runs in every session
     start."""
-    with contextlib.suppress(LoaMemError, OSError):  # home.context_lines says it its own way
+    try:  # noqa: SIM105 - contextlib (and what it imports) is not for the hook
         user = people.resolve_user(user, email_cache)
+    except (LoaMemError, OSError):  # home.context_lines says it its own way
+        pass
     retry_pending(user)
     return people.context_lines(user)
