@@ -224,11 +224,20 @@ class Index:
             self.db.execute("DELETE FROM entry_text WHERE rowid=?", (rowid,))
             self.db.execute("DELETE FROM entries WHERE rowid=?", (rowid,))
 
-    def hashes(self, path: str) -> list[tuple[int, int | None, int, int]]:
-        """(rowid, text hash, first line, last line) of every row of `path`, in file order."""
-        return [(int(r), h, int(f), int(la)) for r, h, f, la in self.db.execute(
+    def hashes(self, path: str, after: int = -1, upto: int | None = None
+               ) -> list[tuple[int, int | None, int, int]]:
+        """(rowid, text hash, first line, last line) of every row of `path` whose first line is
+        above `after` and at most `upto`, in file order."""
+        return self.db.execute(  # integer columns: each value comes back as an int
             f"SELECT rowid, text_hash, first_line, last_line FROM entries WHERE {_IN_FILE} "
-            "ORDER BY first_line", (path,))]
+            "AND first_line > ? AND first_line <= ? ORDER BY first_line",
+            (path, after, (1 << 62) if upto is None else upto)).fetchall()
+
+    def shift_rows(self, path: str, after: int, delta: int) -> None:
+        """Move every row of `path` whose first line is above `after` by `delta` lines."""
+        if delta:
+            self.db.execute(f"UPDATE entries SET first_line=first_line+?, last_line=last_line+? "
+                            f"WHERE {_IN_FILE} AND first_line > ?", (delta, delta, path, after))
 
     def outline(self, path: str) -> list[tuple[int, int | None, str, int]]:
         """(rowid, text hash, id, first line) of every row of `path`, in file order."""

@@ -1,0 +1,127 @@
+"""Outside edits anywhere in a big grimoire file, one after another: each catch-up cuts only the
+part between the blocks of the text it recorded last that are still at the file's start and
+end, and recall then shows exactly what a cold build of the same files shows (lines included).
+The cut of a file's bytes gives the items and hashes the cut of its decoded text gives."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from loa_mem.core import spanhash, yamlfast
+from tests import support
+from tests.conftest import Cli, git
+
+FACTS = f"{support.MEMORY}/facts.yaml"
+SIZE = 700  # entries: the catch-up records blocks of 256
+
+
+def entry_text(n: int, content: str) -> str:
+    return (f"- id: MEM-20260201-big{n:05d}\n  category: fact\n  content: {content}\n"
+            f"  confidence: 0.8\n  source:\n    session_id: outside\n"
+            f"    timestamp: 2026-02-01T10:00:00Z\n  ttl: permanent\n  expires_at: null\n"
+            f"  tags: [outside]\n")
+
+
+def listed(root: Path) -> list[dict[str, Any]]:
+    return Cli(root).ok("recall", "--limit", "2000", "--include-expired", "--include-superseded",
+                        "--include-archived", "--json").json()["results"]
+
+
+COPIES = itertools.count()
+
+
+def cold(store: Path, where: Path) -> list[dict[str, Any]]:
+    copy = where / f"copy-{next(COPIES)}"
+    shutil.copytree(store, copy)
+    (copy / ".git" / "loa-mem" / "index.sqlite3").unlink()
+    return listed(copy)
+
+
+@pytest.fixture
+def big(cli: Cli, store: Path) -> Path:
+    path = store / FACTS
+    path.write_text(path.read_text(encoding="utf-8") + "".join(
+        entry_text(n, f"Big fact {n} about kafka and topic {n % 37}.") for n in range(SIZE)),
+        encoding="utf-8")
+    git(store, "add", "-A")
+    git(store, "commit", "-qm", "a big file")
+    listed(store)
+    return store
+
+
+EDITS = st.lists(st.tuples(
+    st.sampled_from(["edit", "edit", "lines", "delete", "insert", "comment", "append", "cut",
+                     "same", "swap"]),
+    st.integers(0, SIZE + 50)), min_size=2, max_size=5)
+
+
+def _apply(text: str, kind: str, at: int, number: int) -> str:
+    head, *items = text.split("\n- ")
+    items = [f"- {item}" for item in items]
+    where = at % len(items)
+    if kind == "edit":
+        items[where] = items[where].replace("about", f"ABOUT {number}", 1)
+    elif kind == "lines":  # an entry grows by lines: every entry after it moves down
+        items[where] = items[where].replace("  tags:", f"  note: |\n    more {at}\n    lines\n"
+                                            "  tags:", 1)
+    elif kind == "delete":
+        items.pop(where)
+    elif kind == "insert":
+        items.insert(where, entry_text(SIZE + 100 * number + at, f"Inserted {at} on redis.")
+                     .rstrip("\n"))
+    elif kind == "comment":
+        items[where] = items[where] + f"\n# note {at}\n"
+    elif kind == "append":
+        items.append(entry_text(SIZE + 100 * number + at, f"Appended {at} on redis.")
+                     .rstrip("\n"))
+    elif kind == "cut":  # the end of the file goes
+        items = items[:max(1, where)]
+    elif kind == "swap":
+        items[where], items[-1] = items[-1], items[where]
+    return "\n".join([head, *items]) if items else head
+
+
+@settings(max_examples=10, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=EDITS)
+def test_outside_edits_anywhere_in_a_big_file_read_as_a_cold_build(
+        big: Path, tmp_path_factory: pytest.TempPathFactory,
+        steps: list[tuple[str, int]]) -> None:
+    where = tmp_path_factory.mktemp("copies")
+    path = big / FACTS
+    git(big, "checkout", "-q", "--", FACTS)
+    for number, (kind, at) in enumerate(steps):
+        text = path.read_text(encoding="utf-8")
+        text = _apply(text.rstrip("\n") + "\n", kind, at, number)
+        path.write_text(text if text.endswith("\n") else text + "\n", encoding="utf-8")
+        assert listed(big) == cold(big, where)
+
+
+LINES = st.lists(st.one_of(
+    st.sampled_from(["- id: a", "-", "- ", "  key: value", "  - nested", "# comment",
+                     "  # indented comment", "", "   ", "  text ", " \x1f", "\u3000", "  \xa0",
+                     "  héllo wörld", "- ünïcode: x", "#", "-x"]),
+    st.text(alphabet=" -#ab\xe9\u2003", max_size=6)), max_size=14)
+
+
+@settings(max_examples=400, deadline=None)
+@given(lines=LINES, end=st.sampled_from(["", "\n"]), indent=st.sampled_from([0, 2]))
+def test_the_bytes_cut_gives_the_items_and_hashes_of_the_text_cut(
+        lines: list[str], end: str, indent: int) -> None:
+    text = "\n".join(lines) + end
+    by_text = yamlfast.cut(text, indent)
+    by_bytes = spanhash.cut(text.encode("utf-8"), indent)
+    if by_text is None:
+        assert by_bytes is None
+        return
+    assert by_bytes is not None
+    assert [(line, text.encode("utf-8")[start:end].decode("utf-8"), text_hash)
+            for line, start, end, text_hash in by_bytes] == [
+        (line, chunk, spanhash.digest(spanhash._content(chunk))) for line, chunk in by_text]
