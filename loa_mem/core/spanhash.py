@@ -12,7 +12,6 @@ to find the few that changed.
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
 
 try:  # hashlib's own BLAKE2b, without hashlib: importing it loads OpenSSL (~3 ms)
@@ -39,8 +38,8 @@ _OTHER_BREAKS = (*_ASCII_BREAKS, "\x85".encode(), "\u2028".encode(), "\u2029".en
 # a line that may not be content: blank, a comment, whitespace to `str.strip` (a non-ASCII or
 # control character after the indentation), or the end of the file; the item holding one is
 # hashed from its decoded text
-_ODD_LINE = re.compile(rb"\n *(?:[#\n\x1f\x80-\xff]|\Z)")
-_BLANK_LINE = re.compile(rb"\n *\n")
+_ODD_LINE = rb"\n *(?:[#\n\x1f\x80-\xff]|\Z)"
+_BLANK_LINE = rb"\n *\n"
 
 
 def cut(data: bytes, indent: int = 0) -> list[tuple[int, int, int, int]] | None:
@@ -51,6 +50,8 @@ def cut(data: bytes, indent: int = 0) -> list[tuple[int, int, int, int]] | None:
     ascii = data.isascii()
     if any(other in data for other in (_ASCII_BREAKS if ascii else _OTHER_BREAKS)):
         return None
+    import re  # not at the top: the session-start hook imports this module, but not re
+
     lead = b" " * indent + b"-"
     starts = [m.start() + 1 for m in re.finditer(rb"\n" + lead + rb"(?=[ \n]|\Z)", data)]
     if data.startswith(lead) and data[len(lead):len(lead) + 1] in (b" ", b"\n", b""):
@@ -92,13 +93,16 @@ def _odd_lines(data: bytes, start: int, ascii: bool) -> list[int]:
     """Where the odd lines (`_ODD_LINE`) after `start` begin (the line break before each). In
     ASCII text a line is odd only when blank or a comment: blank lines are found by a regex
     that skips from line break to line break, and each "#" is looked at, instead of each line."""
+    import re
+
+    odd_line = re.compile(_ODD_LINE)
     if not ascii or b"\x1f" in data:
-        return [m.start() for m in _ODD_LINE.finditer(data, start)]
-    found = [m.start() for m in _BLANK_LINE.finditer(data, start)]
+        return [m.start() for m in odd_line.finditer(data, start)]
+    found = [m.start() for m in re.compile(_BLANK_LINE).finditer(data, start)]
     at = data.find(b"#", start)
     while at >= 0:
         line = data.rfind(b"\n", start, at)
-        if line >= 0 and _ODD_LINE.match(data, line):
+        if line >= 0 and odd_line.match(data, line):
             found.append(line)
         at = data.find(b"#", at + 1)
     return found
