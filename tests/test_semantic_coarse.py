@@ -167,6 +167,19 @@ def test_a_block_is_appended_when_new_entries_fill_one(big: Path) -> None:
     assert exact_scan(big, "relational store", 100)[2] == 768
 
 
+@pytest.mark.parametrize(("added", "covered"), [(1, 512), (100, 768)],
+                         ids=["one entry", "a block filled"])
+def test_the_process_that_embeds_new_entries_ranks_them_exactly(
+        big: Path, added: int, covered: int) -> None:
+    """The copy as the writing process holds it right after bringing it up to date (the
+    blocks it had, and only the blocks it appended read back) ranks as the exact scan."""
+    _write_entries(big, added, ENTRIES, ("error",))
+    for query in QUERIES:
+        ours, exact, blocks_rows = exact_scan(big, query, 100)
+        assert blocks_rows == covered
+        assert tied(ours) == tied(exact), query
+
+
 def _swap_blocks(raw: bytes) -> bytes:
     """Two whole blocks exchanged: each still matches its own checksum, but not its rows."""
     block = (len(raw) - 64) // 2

@@ -111,8 +111,9 @@ def read_blocks(path: str, generation: str, model: str, dim: int) -> int | None:
     return int(blocks)
 
 
-def load(path: str, blocks: int, dim: int) -> list[Block] | None:
-    """The first `blocks` blocks, each checked against its CRC-32 (None: one is damaged)."""
+def load(path: str, blocks: int, dim: int, first: int = 0) -> list[Block] | None:
+    """Blocks `first` to `blocks` (excluded), each checked against its CRC-32 (None: one is
+    damaged)."""
     import mmap
 
     size = block_bytes(dim)
@@ -126,7 +127,7 @@ def load(path: str, blocks: int, dim: int) -> list[Block] | None:
     view = memoryview(mapped)[HEADER_SIZE:]
     width = 4 * BLOCK + 1
     out = []
-    for start in range(0, blocks * size, size):
+    for start in range(first * size, blocks * size, size):
         body = view[start:start + size - 4]
         if binascii.crc32(body) != struct.unpack_from("<I", view, start + size - 4)[0]:
             return None

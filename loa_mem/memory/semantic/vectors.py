@@ -206,18 +206,19 @@ def _coarse_update(path: str, header: Header, rebuild: bool) -> list[coarse.Bloc
                                                     header.dim)
     if found is not None and found <= wanted:
         blocks = coarse.load(target, found, header.dim)
+        if blocks is not None and found == wanted:  # the usual write: no whole block more
+            return blocks
         if blocks is not None:
-            if found < wanted:
-                with open(target, "r+b") as handle:
-                    handle.seek(coarse.HEADER_SIZE + found * coarse.block_bytes(header.dim))
-                    handle.write(_coarse_blocks(path, header, found, wanted))
-                    handle.flush()
-                    handle.seek(0)
-                    handle.write(coarse.header(header.generation, header.model, header.dim,
-                                               wanted))
-            loaded = coarse.load(target, wanted, header.dim)
-            if loaded is not None:
-                return loaded
+            with open(target, "r+b") as handle:
+                handle.seek(coarse.HEADER_SIZE + found * coarse.block_bytes(header.dim))
+                handle.write(_coarse_blocks(path, header, found, wanted))
+                handle.flush()
+                handle.seek(0)
+                handle.write(coarse.header(header.generation, header.model, header.dim,
+                                           wanted))
+            added = coarse.load(target, wanted, header.dim, first=found)  # only what was written
+            if added is not None:
+                return blocks + added
     tmp = os.path.join(os.path.dirname(target), f".{coarse.FILE_NAME}.{os.getpid()}.tmp")
     try:
         with open(tmp, "wb") as handle:
