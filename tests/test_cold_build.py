@@ -184,3 +184,49 @@ def test_a_large_file_read_in_parts_gives_every_entry_its_lines(
     assert found[ids_in_order[1500]]["content"].startswith(
         "Zebra note 1500, quoted." if odd else "Zebra note 1500 on")
     full_text_whole(store)
+
+
+def _large_file(count: int = 3000) -> list[str]:
+    """Entries enough for a file read in parts (over twice a part's 256 KB)."""
+    return [f"- id: MEM-20260201-{n:08d}\n  category: fact\n  content: Zebra note {n} on a "
+            f"large file, long enough to fill the part of a file that one process reads.\n"
+            f"  confidence: 0.9\n  source:\n    session_id: s\n"
+            f"    timestamp: 2026-02-01T10:00:00Z\n  tags: [zebra]\n" for n in range(count)]
+
+
+@pytest.mark.parametrize("edit", ["conflict", "undecodable"])
+def test_a_fault_late_in_a_large_file_is_named_at_its_line(
+        cli: Cli, store: Path, edit: str) -> None:
+    """A part of a large file that cannot be read apart sends the whole file to the reader
+    that names the fault: the same file and line as when the file is read whole."""
+    items = _large_file()
+    assert len("".join(items)) > 2 * 256 * 1024
+    line = sum(item.count("\n") for item in items[:1800]) + 2
+    if edit == "conflict":
+        items[1800] = items[1800].replace("  category: fact\n", "<<<<<<< HEAD\n")
+    data = "".join(items).encode()
+    if edit == "undecodable":
+        at = data.index(b"Zebra note 1800")
+        data = data[:at] + b"\xff" + data[at + 1:]
+        line += 1
+    (store / FACTS).write_bytes(data)
+    (cache(store) / "index.sqlite3").unlink(missing_ok=True)
+
+    failed = run_loa_mem(store, "recall", "zebra")
+    assert failed.returncode == 1
+    assert f"{FACTS}:{line}:" in failed.stderr and "Traceback" not in failed.stderr
+
+
+def test_an_alias_in_a_late_part_reads_the_anchor_of_an_early_one(
+        cli: Cli, store: Path) -> None:
+    items = _large_file()
+    items[10] = items[10].replace("content: Zebra", "content: &note Zebra")
+    head, _, rest = items[2900].partition("  content: ")
+    items[2900] = head + "  content: *note\n" + rest.split("\n", 1)[1]
+    (store / FACTS).write_text("".join(items), encoding="utf-8")
+    (cache(store) / "index.sqlite3").unlink(missing_ok=True)
+
+    done = run_loa_mem(store, "show", "MEM-20260201-00002900", "--json")
+    assert done.returncode == 0, done.stderr
+    assert "Zebra note 10 on a large file" in done.stdout
+    full_text_whole(store)

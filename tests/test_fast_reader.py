@@ -95,6 +95,7 @@ def test_hand_edited_values(name: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "[]\n", "", "# only a comment\n", "---\n" + ENTRY, ENTRY + "...\n", ENTRY + "- \n",
+    ENTRY + "...\n" + ENTRY, ENTRY + "---\n" + ENTRY, ENTRY + "--- # x\n",
     "-\n  id: MEM-1\n", "  - id: MEM-1\n    category: fact\n", ENTRY.replace("\n", "\r\n"),
     ENTRY + "<<<<<<< HEAD\n" + ENTRY + "=======\n>>>>>>> other\n", ENTRY + ENTRY,
     ENTRY.replace("  tags: [a, b]\n", "  tags:\n  - a\n  - b\n"),

@@ -1,30 +1,27 @@
 """A whole index built at once (a fresh clone, a deleted index, a new schema version).
 
 The rows go into a new file beside the index, written with the settings a derived file allows
-(no journal, no fsync: a crash leaves only a temp file, removed by the next build), as each
-grimoire file's rows arrive from the processes parsing them. The full-text index and the lookup
-indexes are built once at the end, from the stored rows (sorted, in C), and the finished file is
-renamed over the index: readers see either no index or a whole one.
+(no journal, no fsync: a crash leaves only a temp file, removed by the next build), as each part
+of a grimoire file arrives from the processes parsing them (`coldparts`), and into the full-text
+index while the other parts are still being parsed. The full-text index is optimized and the
+lookup indexes are built once at the end, from the stored rows (sorted, in C), and the finished
+file is renamed over the index: readers see either no index or a whole one.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
 import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from loa_mem.core.errors import InvalidFile
 from loa_mem.memory.index import add_names, create
 from loa_mem.memory.indexrows import INDEX_TEXT, INDEXES, INSERT_ENTRIES, Prepared
 
-if TYPE_CHECKING:
-    from loa_mem.core.located import ListFile
-
 _SUFFIXES = ("-wal", "-shm", "-journal")
+_IN_FILE = "file=(SELECT file FROM paths WHERE path=?)"
 
 
 class Build:
@@ -42,9 +39,8 @@ class Build:
         self.db.execute("BEGIN")
         self.next_rowid = 1
 
-    def add(self, path: str, signature: tuple[int, int], indent: int, flow: bool,
-            rows: list[Prepared]) -> None:
-        """One grimoire file's rows (from `indexrows.prepare`)."""
+    def add(self, path: str, rows: list[Prepared]) -> None:
+        """Rows of a grimoire file (from `indexrows.prepare`), all or a part of them."""
         first = self.next_rowid
         add_names(self.db, rows)
         self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
@@ -52,6 +48,15 @@ class Build:
         self.next_rowid += len(rows)
         # indexed now, while the other files are still being parsed, rather than all at the end
         self.db.execute(INDEX_TEXT, (first, self.next_rowid - 1))
+
+    def drop(self, path: str) -> None:
+        """Take out the rows added for `path` (its parts, when the file must be read whole)."""
+        self.db.execute(f"DELETE FROM entry_text WHERE rowid IN (SELECT rowid FROM entries "
+                        f"WHERE {_IN_FILE})", (path,))
+        self.db.execute(f"DELETE FROM entries WHERE {_IN_FILE}", (path,))
+
+    def done(self, path: str, signature: tuple[int, int], indent: int, flow: bool) -> None:
+        """`path` has all its rows."""
         self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
                         (path, signature[0], signature[1], indent, int(flow)))
 
@@ -101,31 +106,34 @@ def _alive(pid: int) -> bool:
 
 
 def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
-          prepare: Callable[[str, ListFile], Any], check_empty: Callable[[str], None]
+          prepare: Callable[[str, Any], Any], check_empty: Callable[[str], None]
           ) -> dict[str, InvalidFile]:
     """Build the index at `target` from the grimoire files `jobs` ((path, full path,
     signature)); `prepare` gives a parsed file's layout and rows (`indexrows.FileRows`),
     `check_empty` raises for a file emptied by accident. Returns the files that failed, which
     the index leaves out."""
-    from loa_mem.core import yamlio
+    from loa_mem.memory import coldparts
 
     leftovers(target.parent)
-    signatures = {rel: signature for rel, _, signature in jobs}
+    work = coldparts.jobs([(rel, full) for rel, full, _ in jobs], prepare)
+    files = {rel: (full, signature) for rel, full, signature in jobs}
+    left = coldparts.parts_of(work)  # parts still to come, per file
+    whole: set[str] = set()  # files to read whole: a part could not be read apart
     failures: dict[str, InvalidFile] = {}
     building = Build(target)
     try:
-        for rel, parsed in yamlio.iter_lists([(rel, full) for rel, full, _ in jobs],
-                                             functools.partial(_prepare, prepare), _read):
-            result = parsed
-            if signatures[rel][1] == 0:
-                try:
-                    check_empty(rel)
-                except InvalidFile as emptied:
-                    result = emptied
-            if isinstance(result, InvalidFile):
-                failures[rel] = result
-            else:
-                building.add(rel, signatures[rel], result.indent, result.flow, result.rows)
+        for rel, _, result in coldparts.results(work):
+            if result is None:
+                whole.add(rel)
+            elif isinstance(result, tuple):
+                failures[rel] = coldparts.error(result)
+            elif rel not in whole:
+                building.add(rel, result.rows)
+            left[rel] -= 1
+            if left[rel] == 0 and rel not in failures:
+                last = _read_whole(building, rel, files[rel][0], prepare) if rel in whole \
+                    else result
+                _finish_file(building, rel, files[rel][1], last, check_empty, failures)
         building.finish()
     except BaseException:
         building.abandon()
@@ -133,26 +141,33 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
     return failures
 
 
-def _read(text: str, path: str) -> Any:
-    """A grimoire file's items as spans, without the garbage collector's passes (each entry
-    makes a few containers, none in a cycle: the passes would cost ~30% of the parse)."""
-    from loa_mem.core import yamlfast
+def _read_whole(building: Build, rel: str, full: Path, prepare: Callable[[str, Any], Any]
+                ) -> Any:
+    """Read a file whole after one of its parts could not be read apart (here: rare), in
+    place of the rows its other parts gave."""
+    from loa_mem.memory import coldparts
 
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return yamlfast.load_spans(text, path)
-    finally:
-        if collecting:
-            gc.enable()
+    building.drop(rel)
+    result = coldparts.run((rel, str(full), 0, -1, 0, prepare))[2]
+    if not isinstance(result, tuple):
+        building.add(rel, result.rows)
+    return result
 
 
-def _prepare(prepare: Callable[[str, Any], Any], path: str, parsed: Any) -> Any:
-    """`prepare`, likewise without the garbage collector's passes."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return prepare(path, parsed)
-    finally:
-        if collecting:
-            gc.enable()
+def _finish_file(building: Build, rel: str, signature: tuple[int, int], result: Any,
+                 check_empty: Callable[[str], None], failures: dict[str, InvalidFile]) -> None:
+    """Record a file whose rows are all in (`result`: its last part's rows, or the whole
+    file's), or its failure."""
+    from loa_mem.memory import coldparts
+
+    failure = coldparts.error(result) if isinstance(result, tuple) else None
+    if failure is None and signature[1] == 0:
+        try:
+            check_empty(rel)
+        except InvalidFile as emptied:
+            failure = emptied
+    if failure is not None:
+        building.drop(rel)
+        failures[rel] = failure
+    else:
+        building.done(rel, signature, result.indent, result.flow)
