@@ -149,7 +149,7 @@ def load(request: Request) -> Recalled | None:
         return None  # the Typer path refuses, naming the key
     if not os.path.exists(index_path):
         return None
-    from loa_mem.memory.indexrows import SCHEMA_VERSION
+    from loa_mem.memory.rowcodec import SCHEMA_VERSION
 
     for attempt in range(2):
         db = sqlite3.connect(index_path, timeout=5)

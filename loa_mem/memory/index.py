@@ -24,13 +24,13 @@ from loa_mem.memory.indexrows import (
     INDEX_TEXT,
     INDEXES,
     INSERT_ENTRIES,
-    SCHEMA_VERSION,
     TABLES,
     Prepared,
     Span,
     key_offsets,
     prepare,
 )
+from loa_mem.memory.rowcodec import SCHEMA_VERSION
 from loa_mem.memory.rules import normalize as normalized
 
 TYPE_CHECKING = False

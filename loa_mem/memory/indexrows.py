@@ -32,7 +32,6 @@ if TYPE_CHECKING:
 else:  # the aliases below are built at run time, where typing is not imported (import budget)
     Any = object
 
-SCHEMA_VERSION = "13"
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT);

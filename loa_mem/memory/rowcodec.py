@@ -25,6 +25,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+# The version of the index's layout: `indexrows`' tables and this module's rows. An index of
+# another version is built again. Here, not in `indexrows`: recall's fast path checks it and
+# must not import the fast reader that `indexrows` brings.
+SCHEMA_VERSION = "13"
+
+
 def _c_encoder() -> Any:
     try:
         from _json import encode_basestring_ascii, make_encoder
