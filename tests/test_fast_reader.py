@@ -115,7 +115,8 @@ RAW_VALUES = st.one_of(
             max_size=40),
     st.sampled_from(["yes", "Null", "~", "0.5", "-0.0", "1e3", "0x1F", "007", "1:20", "1_000",
                      ".inf", "30d", "2026-02-01T10:30:00Z", "2026-02-01", "2026-13-45T99:99:99Z",
-                     "[a, b]", "[a, 'b']", "[]", "[a,, b]", "[1, true, null]", "{}", "'q''s'",
+                     "[a, b]", "[a, 'b']", "[]", "[a,, b]", "[1, true, null]", "[yes, off]",
+                     "[0x1f, 1e3, 0o7, 1_0]", "[007, 1-2]", "[-a, b]", "[a,b]", "{}", "'q''s'",
                      "'open", "a: b", "x #y", "x#y", "- z", "? q", "&a x", "*a", "!x y", "|",
                      ">", "%x", "@x", "`x", "\"d\"", "text  ", " lead", "MEM-20260201-x"]))
 RAW_KEYS = ["content", "summary", "confidence", "ttl", "tags"]

@@ -296,7 +296,7 @@ def _cached(text: str) -> Any:
         elif text[:1] == "[":
             found = _LISTS.get(text)
             if found is None:
-                found = _value(text)
+                found = _words(text)
                 if len(_LISTS) >= 4096:
                     _LISTS.clear()
                 _LISTS[text] = found
@@ -308,6 +308,29 @@ def _cached(text: str) -> Any:
             _VALUES.clear()
         _VALUES[text] = value
     return value
+
+
+# a flow list of words as loa-mem writes tags: `[a, b-c]`
+_WORD_LIST = re.compile(r"\[([a-z0-9][a-z0-9-]*(?:, [a-z0-9][a-z0-9-]*)*)\]").fullmatch
+
+
+def _words(text: str) -> list[Any]:
+    """`_value` of a flow list, each word read once per process (tags repeat)."""
+    found = _WORD_LIST(text)
+    if found is None:
+        value: list[Any] = _value(text)
+        return value
+    items = []
+    for word in found.group(1).split(", "):
+        item = _VALUES.get(word, UNSURE)
+        if item is UNSURE:
+            item = plain(word)  # what the flow list's own reading gives a word
+            if len(_VALUES) < 4096:
+                _VALUES[word] = item
+        if item is None or item is UNSURE:
+            raise _Unsure  # as `flow_list` refuses them
+        items.append(item)
+    return items
 
 
 def _value(text: str) -> Any:

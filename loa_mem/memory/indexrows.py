@@ -105,9 +105,9 @@ def _epoch(timestamp: Any) -> float | None:
     return found
 
 
-def _tier(effectiveness: dict[str, Any] | None) -> str | None:
+def _tier(effectiveness: Any) -> str | None:
     """The tier column: only the tiers that move a score or that commands look for."""
-    found = tier(effectiveness)
+    found = tier(effectiveness if isinstance(effectiveness, dict) else None)
     return found if found in ("high", "review", "ineffective") else None
 
 
@@ -155,7 +155,7 @@ def _columns(data: Any, path: str, in_archive: bool, first: int, last: int,
             str(data["superseded_by"]) if get("superseded_by") else None,
             spanhash.digest(normalized(str(content or ""))),
             f" {' '.join(map(str, tags))} ",
-            _tier(effectiveness if isinstance(effectiveness, dict) else None),
+            _tier(effectiveness) if effectiveness else None,  # none: untested
             first, last, layout, text_hash, rowcodec.text_column(content),
             rowcodec.summary_column(get("summary"), content), rest)
 
