@@ -137,7 +137,7 @@ def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], pat
     for start, chunk in pieces:
         item: Located | Span | None = None
         for shape in shapes:
-            item = shape.span(chunk, start + shift, get, _cached)
+            item = shape.span(chunk, start + shift, get, _uncached)
             if item is not None:
                 if shape is not shapes[0]:
                     shapes.remove(shape)
@@ -287,8 +287,11 @@ def _cached(text: str) -> Any:
     """`_value`, remembered for short texts (categories, ttls, sessions repeat) and flow lists
     (tags repeat; each caller gets its own copy), and told in a few steps for prose and times."""
     value = _VALUES.get(text, UNSURE)
-    if value is not UNSURE:
-        return value
+    return value if value is not UNSURE else _uncached(text)
+
+
+def _uncached(text: str) -> Any:
+    """`_cached` of a text not in `_VALUES`."""
     value = prose(text)
     if value is UNSURE:
         if _STAMP(text):
