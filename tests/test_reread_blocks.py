@@ -6,6 +6,7 @@ The cut of a file's bytes gives the items and hashes the cut of its decoded text
 from __future__ import annotations
 
 import itertools
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -16,14 +17,19 @@ from hypothesis import strategies as st
 
 from loa_mem.core import spanhash, yamlfast
 from tests import support
-from tests.conftest import Cli, git
+from tests.conftest import Cli, clones_of, git, run_loa_mem
 
 FACTS = f"{support.MEMORY}/facts.yaml"
 SIZE = 700  # entries: the catch-up records blocks of 256
 
 
+def memory_id(n: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz234567"
+    return "MEM-20260201-big" + "".join(letters[n >> (5 * k) & 31] for k in range(4, -1, -1))
+
+
 def entry_text(n: int, content: str) -> str:
-    return (f"- id: MEM-20260201-big{n:05d}\n  category: fact\n  content: {content}\n"
+    return (f"- id: {memory_id(n)}\n  category: fact\n  content: {content}\n"
             f"  confidence: 0.8\n  source:\n    session_id: outside\n"
             f"    timestamp: 2026-02-01T10:00:00Z\n  ttl: permanent\n  expires_at: null\n"
             f"  tags: [outside]\n")
@@ -125,3 +131,49 @@ def test_the_bytes_cut_gives_the_items_and_hashes_of_the_text_cut(
     assert [(line, text.encode("utf-8")[start:end].decode("utf-8"), text_hash)
             for line, start, end, text_hash in by_bytes] == [
         (line, chunk, spanhash.digest(spanhash._content(chunk))) for line, chunk in by_text]
+
+
+def process_listed(root: Path, query: str) -> list[dict[str, Any]]:
+    """What `loa-mem recall QUERY --json` prints as its own process (recall's fast path)."""
+    done = run_loa_mem(root, "recall", query, "--limit", "50", "--json")
+    assert done.returncode == 0, done.stderr
+    results: list[dict[str, Any]] = json.loads(done.stdout)["results"]
+    return results
+
+
+def test_recall_as_a_process_after_pulls_and_edits_shows_what_a_cold_build_shows(
+        big: Path, tmp_path: Path) -> None:
+    # the fast path catches the changed files up without the store; a forget pulled from a
+    # teammate (an event and an edited file) and a new file go through the store
+    ana, ben = clones_of(big, tmp_path, ("ana", "ben"))
+    for clone in (ana, ben):
+        git(clone, "config", "user.email", "t@example.invalid")
+        git(clone, "config", "user.name", "t")
+        process_listed(clone, "kafka")
+    forgotten = memory_id(350)
+    Cli(ana).ok("forget", forgotten, "--reason", "wrong")
+    git(ana, "push", "-q", "origin", "HEAD")
+    path = ben / FACTS
+    for step in range(3):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_apply(text, "edit", 300 + 101 * step, step), encoding="utf-8")
+        assert process_listed(ben, "kafka ABOUT") == process_listed(
+            cold_copy(ben, tmp_path), "kafka ABOUT")
+    path.write_text(_apply(path.read_text(encoding="utf-8"), "lines", 5, 9), encoding="utf-8")
+    done = run_loa_mem(ben, "recall", "kafka", "--json", env={"PYTHONPROFILEIMPORTTIME": "1"})
+    imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    assert "loa_mem.memory.reread" in imported
+    assert "loa_mem.memory.store" not in imported
+    git(ben, "commit", "-qam", "edits")
+    git(ben, "pull", "-q", "--no-rebase", "origin", "HEAD")
+    found = process_listed(ben, "kafka topic 17")
+    assert forgotten not in [r["id"] for r in found]
+    assert found == process_listed(cold_copy(ben, tmp_path), "kafka topic 17")
+
+
+def cold_copy(store: Path, where: Path) -> Path:
+    copy = where / f"copy-{next(COPIES)}"
+    shutil.copytree(store, copy)
+    (copy / ".git" / "loa-mem" / "index.sqlite3").unlink()
+    return copy

@@ -156,11 +156,42 @@ def load(request: Request) -> Recalled | None:
         try:
             if context_fast.index_fresh(db, top, config, SCHEMA_VERSION):
                 return _rank(db, request, retrieval)
+            schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
         finally:
             db.close()
-        if attempt or not _caught_up(top):
+        if attempt or not ((schema == (SCHEMA_VERSION,) and _changed_caught_up(
+                top, config, index_path)) or _caught_up(top)):
             return None
     return None
+
+
+def _changed_caught_up(top: str, config: dict[str, Any], index_path: str) -> bool:
+    """The grimoire files the index holds that changed outside loa-mem caught up as the `Store`
+    does (`reread.catch_up`, then the events log), without loading the `Store` and its modules
+    (about 35 ms); False when a file is new, gone, emptied or must be parsed whole: the `Store`
+    then does the rest."""
+    from loa_mem.memory import eventlog, layout, reread
+    from loa_mem.memory.index import Index
+
+    memory = config["memory_schema"]
+    archived = {path for c in memory["categories"].values() for path in layout.files(
+        top, memory["lifecycle"]["archive_dir"], c["storage_file"])}
+    listed = context_fast.grimoire_paths(top, config)
+    index = Index(index_path)
+    try:
+        if not index.file_paths() <= set(listed):
+            return False
+        for path in listed:
+            now = context_fast.signature(os.path.join(top, path))
+            signature = (now[0], now[1]) if now else None
+            if signature != index.signature(path) and reread.catch_up(
+                    index, os.path.join(top, path), path, path in archived, signature) is None:
+                return False
+        eventlog.refresh(index, top, layout.files(top, memory["storage_dir"],
+                                                  context_fast.EVENTS_FILE))
+    finally:
+        index.close()
+    return True
 
 
 def _model_at_hand(mode: str, retrieval: dict[str, Any]) -> bool:
