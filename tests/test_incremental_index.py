@@ -182,7 +182,7 @@ def test_any_series_of_outside_edits_reads_as_a_cold_build(
         head, items = parts[0], parts[1:]
         where = at % max(len(items), 1)
         if kind == "append":
-            items.append(entry_text(outside_id(number + at), f"Outside fact {at} on kafka."))
+            items.append(entry_text(outside_id(100 * number + at), f"Outside fact {at} on kafka."))
         elif kind == "edit" and items:
             items[where] = items[where].replace("about", f"about {at} more", 1)
         elif kind == "delete" and items:
