@@ -156,10 +156,10 @@ def load(request: Request) -> Recalled | None:
         try:
             if context_fast.index_fresh(db, top, config, SCHEMA_VERSION):
                 return _rank(db, request, retrieval)
-            schema = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            schema = context_fast.index_schema(db)
         finally:
             db.close()
-        if attempt or not ((schema == (SCHEMA_VERSION,) and _changed_caught_up(
+        if attempt or not ((schema == SCHEMA_VERSION and _changed_caught_up(
                 top, config, index_path)) or _caught_up(top)):
             return None
     return None

@@ -143,7 +143,7 @@ def recall(
         min_confidence=min_confidence, limit=limit, include_expired=include_expired,
         include_superseded=include_superseded, include_archived=include_archived, mode=mode)
     result = do_recall(store, filters, track, events.actor(), not no_commit)
-    emit(result if not explain else type(result)(**{**result.__dict__, "explain": True}),
+    emit(result if not explain else result._replace(explain=True),
          as_json, views.recalled)
 
 

@@ -11,8 +11,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, NamedTuple, Protocol, TypeVar
 
 from loa_mem.core.errors import LoaMemError, error_object
 from loa_mem.core.terminal import printable
@@ -22,8 +21,7 @@ class Result(Protocol):
     def to_json(self) -> dict[str, Any]: ...
 
 
-@dataclass(frozen=True)
-class Table:
+class Table(NamedTuple):  # not a dataclass: recall's fast path renders with this module
     columns: Sequence[str]
     rows: Sequence[Sequence[Any]]
     title: str = ""

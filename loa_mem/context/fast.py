@@ -306,12 +306,17 @@ def _index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
     return index_fresh(db, top, config, side_cache.get("index_schema"))
 
 
+def index_schema(db: sqlite3.Connection) -> str | None:
+    """The schema version the index `db` was built with (None: none recorded)."""
+    row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+    return None if row is None else str(row[0])
+
+
 def index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
                 schema: object) -> bool:
     """Whether the index `db` has schema `schema` and, for every grimoire file, the signature
     the file has now (also used by recall's fast path)."""
-    row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    if row is None or row[0] != schema:
+    if index_schema(db) != schema:
         return False
     recorded = {path: [mtime, size] for path, mtime, size in
                 db.execute("SELECT path, mtime_ns, size FROM files")}

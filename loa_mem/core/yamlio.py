@@ -342,7 +342,7 @@ def iter_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], A
 
 def _loaded(result: tuple[str, Any]) -> tuple[str, Any]:
     rel, value = result
-    if isinstance(value, tuple):
+    if type(value) is tuple:  # an error's values; a file's rows may be a named tuple
         path, line, column, message, hint = value
         return rel, InvalidFile(path, line, column, message, hint)
     return rel, value

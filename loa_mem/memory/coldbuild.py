@@ -131,7 +131,7 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
         for rel, _, result in coldparts.results(work):
             if result is None:
                 whole.add(rel)
-            elif isinstance(result, tuple):
+            elif coldparts.failed(result):
                 failures[rel] = coldparts.error(result)
             elif rel not in whole:
                 building.add(rel, result.rows)
@@ -155,7 +155,7 @@ def _read_whole(building: Build, rel: str, full: Path, prepare: Callable[[str, A
 
     building.drop(rel)
     result = coldparts.run((rel, str(full), 0, -1, 0, prepare))[2]
-    if not isinstance(result, tuple):
+    if not coldparts.failed(result):
         building.add(rel, result.rows)
     return result
 
@@ -166,7 +166,7 @@ def _finish_file(building: Build, rel: str, signature: tuple[int, int], result: 
     file's), or its failure."""
     from loa_mem.memory import coldparts
 
-    failure = coldparts.error(result) if isinstance(result, tuple) else None
+    failure = coldparts.error(result) if coldparts.failed(result) else None
     if failure is None and signature[1] == 0:
         try:
             check_empty(rel)

@@ -114,6 +114,12 @@ def _run(job: Job) -> Result:
     return rel, start, None if spans is None else prepare(rel, spans)
 
 
+def failed(result: Any) -> bool:
+    """Whether a job's result is an error's values: a plain tuple (rows come as `prepare`
+    makes them, a named tuple such as `indexrows.FileRows` included)."""
+    return type(result) is tuple
+
+
 def error(values: tuple[Any, ...]) -> InvalidFile:
     """The error a job sent back as values."""
     path, line, column, message, hint = values

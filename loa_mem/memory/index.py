@@ -14,7 +14,7 @@ import itertools
 import os
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from loa_mem.core import spanhash
 from loa_mem.memory import rowcodec
@@ -34,15 +34,14 @@ from loa_mem.memory.rowcodec import SCHEMA_VERSION
 from loa_mem.memory.rules import normalize as normalized
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing and pathlib are not imported at run time: the catch-up's budget
+if TYPE_CHECKING:  # pathlib is not imported at run time: the catch-up's budget
     from pathlib import Path
     from typing import Any
 
     Where = str | os.PathLike[str]
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):  # not a dataclass: see `core.located`
     rowid: int
     id: str
     path: str

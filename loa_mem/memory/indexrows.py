@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from loa_mem.core import spanhash
 from loa_mem.core.clock import parse
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from loa_mem.core.located import ListFile
-else:  # the aliases below are built at run time, where typing is not imported (import budget)
+else:  # the aliases below are built at run time, without typing's special forms
     Any = object
 
 
@@ -165,8 +165,7 @@ def prepare(path: str, in_archive: bool, items: Iterable[Span]) -> list[Prepared
     return [_columns(span[0], path, in_archive, *span[1:]) for span in items]
 
 
-@dataclass(frozen=True)
-class FileRows:
+class FileRows(NamedTuple):  # not a dataclass: see `core.located`
     """A parsed grimoire file as the index stores it: its list's layout and its rows."""
 
     indent: int

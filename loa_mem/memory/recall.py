@@ -15,15 +15,13 @@ Ties break by id, so the same store and clock always give the same order.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from loa_mem.core import clock
 from loa_mem.memory import rules, scoring
 
 
-@dataclass(frozen=True)
-class Filters:
+class Filters(NamedTuple):  # named tuples, not dataclasses: see `core.located`
     query: str = ""
     categories: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
@@ -35,19 +33,17 @@ class Filters:
     mode: str = ""  # lexical, semantic or hybrid; "" for the configured one
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(NamedTuple):
     id: str
     score: float
     parts: dict[str, float]
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, Any]
     path: str = ""
     line: int = 0
     state: str = "active"
 
 
-@dataclass(frozen=True)
-class Recalled:
+class Recalled(NamedTuple):
     query: str
     hits: list[Hit]
     explain: bool = False

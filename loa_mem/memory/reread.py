@@ -27,14 +27,14 @@ the same way as ever.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from itertools import pairwise
+from typing import NamedTuple
 
 from loa_mem.core import spanhash, yamlfast
 from loa_mem.core.spanhash import blake2b
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing and pathlib are not imported at run time: the catch-up's budget
+if TYPE_CHECKING:  # pathlib is not imported at run time: the catch-up's budget
     from pathlib import Path
     from typing import Any
 
@@ -45,8 +45,7 @@ if TYPE_CHECKING:  # typing and pathlib are not imported at run time: the catch-
 _MOST = 0.5
 
 
-@dataclass(frozen=True)
-class Piece:
+class Piece(NamedTuple):  # not a dataclass: see `core.located`
     """One top-level item's text: where it starts (0-based line), and its hash."""
 
     start: int

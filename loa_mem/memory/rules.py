@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from datetime import datetime
+from typing import NamedTuple
 
 from loa_mem.core import clock
 from loa_mem.core.errors import Refused
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+if TYPE_CHECKING:
     from typing import Any
 
 CATEGORIES = ("fact", "decision", "learning", "error", "preference")
@@ -37,8 +37,7 @@ LINES_PATTERN = re.compile(r"^[1-9][0-9]*(-[1-9][0-9]*)?$")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s")
 
 
-@dataclass(frozen=True)
-class CategoryRule:
+class CategoryRule(NamedTuple):  # not a dataclass: see `core.located`
     name: str
     ttl: str
     floor: float
@@ -56,8 +55,7 @@ DEFAULT_RULES = (
 )
 
 
-@dataclass(frozen=True)
-class NewEntry:
+class NewEntry(NamedTuple):
     """What a caller asks to remember, before it becomes an entry."""
 
     content: str
@@ -71,7 +69,7 @@ class NewEntry:
     phase: str | None = None
     file_path: str | None = None
     line_range: str | None = None
-    related: tuple[str, ...] = field(default_factory=tuple)
+    related: tuple[str, ...] = ()
 
 
 def format_id(day: str, sequence: int) -> str:

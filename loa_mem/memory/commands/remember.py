@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from loa_mem.core import clock
@@ -89,10 +89,10 @@ def supersede(store: Store, old_id: str, request: model.NewEntry, actor: str,
     store.config.require_memory("supersede")
     old = store.entry(model.check_id(old_id))
     if not request.category:
-        request = replace(request, category=str(old.data.get("category")))
+        request = request._replace(category=str(old.data.get("category")))
     # the replacement is about the same thing: it keeps the old entry's tags, plus new ones
     kept = [str(t) for t in old.data.get("tags") or [] if isinstance(t, str)]
-    request = replace(request, tags=tuple(dict.fromkeys([*kept, *request.tags])))
+    request = request._replace(tags=tuple(dict.fromkeys([*kept, *request.tags])))
     if old.data.get("superseded_by"):
         head = chain_head(store, old_id)
         raise Refused(f"{old_id} is already superseded; the head of its chain is {head}",
