@@ -177,3 +177,47 @@ def cold_copy(store: Path, where: Path) -> Path:
     shutil.copytree(store, copy)
     (copy / ".git" / "loa-mem" / "index.sqlite3").unlink()
     return copy
+
+
+GAPS = st.sampled_from(["", "", "# a comment\n", "\n", "  # indented\n\n"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(head=st.sampled_from(["", "# header\n", "\n"]),
+       gaps=st.lists(GAPS, min_size=1, max_size=600), end=st.sampled_from(["", "# end\n"]))
+def test_a_whole_build_records_the_blocks_a_catch_up_would(
+        tmp_path_factory: pytest.TempPathFactory, head: str, gaps: list[str], end: str) -> None:
+    """The record a cold build writes for a file (its item starts found by their lines alone)
+    is the one a catch-up writes after cutting the same bytes item by item."""
+    from loa_mem.memory import reread
+
+    text = head + "".join(entry_text(n, f"Fact {n}.") + gap for n, gap in enumerate(gaps)) + end
+    path = tmp_path_factory.mktemp("record") / "facts.yaml"
+    path.write_bytes(text.encode("utf-8"))
+    stat = path.stat()
+    signature = (stat.st_mtime_ns, stat.st_size)
+    data = path.read_bytes()
+    found = spanhash.cut(data, 0)
+    assert found is not None
+    cut = reread._record_text(signature, len(data), reread._blocks(data, found, 0, len(data)))
+    assert reread.built_record(str(path), FACTS, 0, signature) == ("reread:" + FACTS, cut)
+    assert reread.built_record(str(path), FACTS, 0, (signature[0] + 1, signature[1])) is None
+
+
+def test_the_first_edits_after_a_fresh_build_read_as_a_cold_build(
+        big: Path, tmp_path: Path) -> None:
+    (big / ".git" / "loa-mem" / "index.sqlite3").unlink()
+    listed(big)  # a whole build, which records each file's blocks
+    from loa_mem.memory.index import Index
+
+    index = Index(str(big / ".git" / "loa-mem" / "index.sqlite3"))
+    try:
+        assert json.loads(index.meta("reread:" + FACTS) or "{}").get("blocks")
+    finally:
+        index.close()
+    path = big / FACTS
+    for number, (kind, at) in enumerate([("edit", 300), ("append", 1), ("lines", 10)]):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(_apply(text.rstrip("\n") + "\n", kind, at, number) + "\n",
+                        encoding="utf-8")
+        assert listed(big) == cold(big, tmp_path)

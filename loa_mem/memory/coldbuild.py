@@ -59,10 +59,18 @@ class Build:
                         f"WHERE {_IN_FILE})", (path,))
         self.db.execute(f"DELETE FROM entries WHERE {_IN_FILE}", (path,))
 
-    def done(self, path: str, signature: tuple[int, int], indent: int, flow: bool) -> None:
-        """`path` has all its rows."""
+    def done(self, path: str, signature: tuple[int, int], indent: int, flow: bool,
+             full: Path) -> None:
+        """`path` (on disk at `full`) has all its rows; its text is recorded in blocks for the
+        first catch-up after this build (`reread.built_record`)."""
         self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
                         (path, signature[0], signature[1], indent, int(flow)))
+        if not flow:
+            from loa_mem.memory import reread
+
+            record = reread.built_record(str(full), path, indent, signature)
+            if record is not None:
+                self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", record)
 
     def finish(self) -> None:
         """Index the rows and rename the file into place (the caller has closed its own
@@ -139,7 +147,7 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
             if left[rel] == 0 and rel not in failures:
                 last = _read_whole(building, rel, files[rel][0], prepare) if rel in whole \
                     else result
-                _finish_file(building, rel, files[rel][1], last, check_empty, failures)
+                _finish_file(building, rel, files[rel], last, check_empty, failures)
         building.finish()
     except BaseException:
         building.abandon()
@@ -160,12 +168,13 @@ def _read_whole(building: Build, rel: str, full: Path, prepare: Callable[[str, A
     return result
 
 
-def _finish_file(building: Build, rel: str, signature: tuple[int, int], result: Any,
+def _finish_file(building: Build, rel: str, file: tuple[Path, tuple[int, int]], result: Any,
                  check_empty: Callable[[str], None], failures: dict[str, InvalidFile]) -> None:
-    """Record a file whose rows are all in (`result`: its last part's rows, or the whole
-    file's), or its failure."""
+    """Record a file (its full path and signature) whose rows are all in (`result`: its last
+    part's rows, or the whole file's), or its failure."""
     from loa_mem.memory import coldparts
 
+    full, signature = file
     failure = coldparts.error(result) if coldparts.failed(result) else None
     if failure is None and signature[1] == 0:
         try:
@@ -176,4 +185,4 @@ def _finish_file(building: Build, rel: str, signature: tuple[int, int], result: 
         building.drop(rel)
         failures[rel] = failure
     else:
-        building.done(rel, signature, result.indent, result.flow)
+        building.done(rel, signature, result.indent, result.flow, full)

@@ -105,11 +105,44 @@ def refresh(index: Index, path: str, in_archive: bool, data: bytes,
         _apply(index, path, in_archive, plan)
         found = MATCHED, _blocks(data, whole, 0, len(data))
     if signature is not None:
-        blocks = found[1]
-        value = {"signature": list(signature), "size": len(data),
-                 "lines": sum(b[1] for b in blocks), "blocks": blocks}
-        index.set_meta(_KEY + path, json.dumps(value))
+        index.set_meta(_KEY + path, _record_text(signature, len(data), found[1]))
     return found[0]
+
+
+def _record_text(signature: tuple[int, int], size: int, blocks: list[list[Any]]) -> str:
+    return json.dumps({"signature": list(signature), "size": size,
+                       "lines": sum(b[1] for b in blocks), "blocks": blocks})
+
+
+def built_record(full: str, path: str, indent: int, signature: tuple[int, int]
+                 ) -> tuple[str, str] | None:
+    """(meta key, value) of the record `refresh` keeps, for the file `path` (on disk at `full`)
+    that a whole build has just read with `signature` and the list indentation `indent`: so
+    the first catch-up after a fresh clone or a rebuild cuts only what changed, as any later
+    one does. Item starts are found by their lines alone; a record that does not describe the
+    rows is harmless (its blocks fail to match and the file is cut whole). None when the file
+    no longer has `signature`: the rows were read from another text."""
+    import os
+
+    try:
+        before = os.stat(full)
+        with open(full, "rb") as handle:
+            data = handle.read()
+        after = os.stat(full)
+    except OSError:
+        return None
+    if not data or any((s.st_mtime_ns, s.st_size) != tuple(signature) for s in (before, after)):
+        return None
+    lead = b" " * indent + b"-"
+    starts = [0] if data.startswith(lead) and data[len(lead):len(lead) + 1] in (
+        b" ", b"\n", b"") else []
+    at = data.find(b"\n" + lead)
+    while at >= 0:
+        if _boundary(data, at + 1, lead):
+            starts.append(at + 1)
+        at = data.find(b"\n" + lead, at + 1)
+    found = [(0, start, 0, 0) for start in starts]
+    return _KEY + path, _record_text(signature, len(data), _blocks(data, found, 0, len(data)))
 
 
 def _utf8(data: bytes) -> bool:
