@@ -52,6 +52,9 @@ def cut(data: bytes, indent: int = 0) -> list[tuple[int, int, int, int]] | None:
         return None
     import re  # not at the top: the session-start hook imports this module, but not re
 
+    if (b"\n..." in data or b"\n---" in data) and re.search(rb"\n(?:\.\.\.|---)(?=[ \n]|\Z)",
+                                                         data):
+        return None  # a document's end or start, as `yamlfast.cut`: the full parser's to read
     lead = b" " * indent + b"-"
     starts = [m.start() + 1 for m in re.finditer(rb"\n" + lead + rb"(?=[ \n]|\Z)", data)]
     if data.startswith(lead) and data[len(lead):len(lead) + 1] in (b" ", b"\n", b""):
