@@ -29,7 +29,7 @@ import heapq
 import itertools
 import math
 
-from loa_mem.core import clock
+from loa_mem.core import clock, jsontext
 from loa_mem.memory import scoring
 
 TYPE_CHECKING = False
@@ -58,15 +58,7 @@ def key(config: dict[str, Any]) -> str:
     return canonical([config["memory_schema"], settings(config)])
 
 
-def canonical(value: Any) -> str:
-    """A text equal for equal plain data, whatever the order of its dicts (json.dumps with
-    sort_keys would do, but importing json costs the hook ~10 ms)."""
-    if isinstance(value, dict):
-        items = sorted(value.items(), key=lambda item: str(item[0]))
-        return "{" + ",".join(f"{str(k)!r}:{canonical(v)}" for k, v in items) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(canonical(v) for v in value) + "]"
-    return repr(value)
+canonical = jsontext.dumps  # equal for equal settings, whatever the order of their dicts
 
 
 def holds(memo: Any, config: dict[str, Any], now_iso: str) -> bool:

@@ -52,6 +52,21 @@ class InvalidFile(LoaMemError):
         self.column = column
 
 
+def invalid_values(error: InvalidFile) -> tuple[str, int, int, str, str]:
+    """`error` as plain values, to travel back from a worker process (an exception whose
+    constructor takes its own arguments does not pickle as itself)."""
+    return (error.path, error.line, error.column, error.message.split(": ", 1)[-1], error.hint)
+
+
+def invalid_from(value: object) -> InvalidFile | None:
+    """The error a worker sent back as `invalid_values`: a plain tuple, where rows come as other
+    types (named tuples included); None for any other result."""
+    if type(value) is not tuple:
+        return None
+    path, line, column, message, hint = value
+    return InvalidFile(path, line, column, message, hint)
+
+
 class ConfigError(LoaMemError):
     kind = "config"
 

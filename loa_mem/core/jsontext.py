@@ -3,9 +3,9 @@ writes (the personal access log records every session start).
 
 `json` imports `re`, and with it enum, functools and collections: about 10 ms of the hook's
 50 ms budget, to write one short line. `dumps` gives exactly what
-`json.dumps(value, ensure_ascii=False, sort_keys=True)` gives; anything beyond strings, whole
-numbers, booleans, None, lists and dicts with string keys (a float, a tuple...) is handed to
-`json` itself, so the text is the same in every case.
+`json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)` gives; anything beyond
+strings, numbers, booleans, None, lists and dicts with string keys (a tuple, a date, a float
+that is not finite...) is handed to `json` itself, so the text is the same in every case.
 """
 
 from __future__ import annotations
@@ -25,13 +25,13 @@ class _NotPlain(Exception):
 
 
 def dumps(value: Any) -> str:
-    """`json.dumps(value, ensure_ascii=False, sort_keys=True)`."""
+    """`json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)`."""
     try:
         return _text(value)
     except _NotPlain:
         import json
 
-        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+        return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
 def _text(value: Any) -> str:
@@ -44,6 +44,8 @@ def _text(value: Any) -> str:
         return "true" if value else "false"
     if kind is int:
         return int.__repr__(value)
+    if kind is float and value - value == 0:  # finite: what json writes for it
+        return float.__repr__(value)
     if kind is list:
         return "[" + ", ".join(map(_text, value)) + "]"
     if kind is dict and all(type(key) is str for key in value):

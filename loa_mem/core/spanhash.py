@@ -42,6 +42,18 @@ _ODD_LINE = rb"\n *(?:[#\n\x1f\x80-\xff]|\Z)"
 _BLANK_LINE = rb"\n *\n"
 
 
+def item_starts(data: bytes, indent: int) -> list[int]:
+    """Where each top-level list item (`-` at `indent`, then a space or the line's end) starts
+    in `data`, found by its line alone."""
+    import re  # not at the top: the session-start hook imports this module, but not re
+
+    lead = b" " * indent + b"-"
+    starts = [m.start() + 1 for m in re.finditer(rb"\n" + lead + rb"(?=[ \n]|\Z)", data)]
+    if data.startswith(lead) and data[len(lead):len(lead) + 1] in (b" ", b"\n", b""):
+        starts.insert(0, 0)
+    return starts
+
+
 def cut(data: bytes, indent: int = 0) -> list[tuple[int, int, int, int]] | None:
     """(first line, start, end, hash) of each top-level item of the UTF-8 text `data` (the bytes
     up to the next item): the items and hashes `yamlfast.cut` and `digest` give for its decoded
@@ -55,10 +67,7 @@ def cut(data: bytes, indent: int = 0) -> list[tuple[int, int, int, int]] | None:
     if (b"\n..." in data or b"\n---" in data) and re.search(rb"\n(?:\.\.\.|---)(?=[ \n]|\Z)",
                                                          data):
         return None  # a document's end or start, as `yamlfast.cut`: the full parser's to read
-    lead = b" " * indent + b"-"
-    starts = [m.start() + 1 for m in re.finditer(rb"\n" + lead + rb"(?=[ \n]|\Z)", data)]
-    if data.startswith(lead) and data[len(lead):len(lead) + 1] in (b" ", b"\n", b""):
-        starts.insert(0, 0)
+    starts = item_starts(data, indent)
     head = data[:starts[0]] if starts else data
     if any(line.strip() and not line.lstrip().startswith("#")
            for line in head.decode("utf-8").split("\n")):

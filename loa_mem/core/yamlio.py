@@ -21,7 +21,7 @@ from typing import Any
 import yaml
 
 from loa_mem.core import spanhash, textfile
-from loa_mem.core.errors import InvalidFile
+from loa_mem.core.errors import InvalidFile, invalid_from, invalid_values
 from loa_mem.core.located import ListFile, Located
 
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -303,8 +303,7 @@ def _load_path(job: tuple[str, str, Any, Any]) -> Any:
     try:
         parsed = reader(textfile.read_text(Path(full_path), rel_path), rel_path)
     except InvalidFile as error:
-        return rel_path, (error.path, error.line, error.column,
-                          error.message.split(": ", 1)[-1], error.hint)
+        return rel_path, invalid_values(error)
     return rel_path, parsed if prepare is None else prepare(rel_path, parsed)
 
 
@@ -342,10 +341,7 @@ def iter_lists(jobs: list[tuple[str, Any]], prepare: Callable[[str, ListFile], A
 
 def _loaded(result: tuple[str, Any]) -> tuple[str, Any]:
     rel, value = result
-    if type(value) is tuple:  # an error's values; a file's rows may be a named tuple
-        path, line, column, message, hint = value
-        return rel, InvalidFile(path, line, column, message, hint)
-    return rel, value
+    return rel, invalid_from(value) or value
 
 
 _PARALLEL_BYTES = 1_000_000

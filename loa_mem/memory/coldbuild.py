@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core.errors import InvalidFile
+from loa_mem.core.errors import InvalidFile, invalid_from
 from loa_mem.memory.index import add_names, create
 from loa_mem.memory.indexrows import INDEX_TEXT, INDEXES, INSERT_ENTRIES, Prepared
 
@@ -139,8 +139,8 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
         for rel, _, result in coldparts.results(work):
             if result is None:
                 whole.add(rel)
-            elif coldparts.failed(result):
-                failures[rel] = coldparts.error(result)
+            elif (failure := invalid_from(result)) is not None:
+                failures[rel] = failure
             elif rel not in whole:
                 building.add(rel, result.rows)
             left[rel] -= 1
@@ -163,7 +163,7 @@ def _read_whole(building: Build, rel: str, full: Path, prepare: Callable[[str, A
 
     building.drop(rel)
     result = coldparts.run((rel, str(full), 0, -1, 0, prepare))[2]
-    if not coldparts.failed(result):
+    if invalid_from(result) is None:
         building.add(rel, result.rows)
     return result
 
@@ -172,10 +172,8 @@ def _finish_file(building: Build, rel: str, file: tuple[Path, tuple[int, int]], 
                  check_empty: Callable[[str], None], failures: dict[str, InvalidFile]) -> None:
     """Record a file (its full path and signature) whose rows are all in (`result`: its last
     part's rows, or the whole file's), or its failure."""
-    from loa_mem.memory import coldparts
-
     full, signature = file
-    failure = coldparts.error(result) if coldparts.failed(result) else None
+    failure = invalid_from(result)
     if failure is None and signature[1] == 0:
         try:
             check_empty(rel)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core import textfile, yamlfast
-from loa_mem.core.errors import InvalidFile
+from loa_mem.core.errors import InvalidFile, invalid_values
 
 PART_BYTES = 256 * 1024
 _PARALLEL_BYTES = 1_000_000  # below this, a process pool costs more than it saves
@@ -100,8 +100,7 @@ def _run(job: Job) -> Result:
         try:
             parsed = yamlfast.load_spans(textfile.read_text(Path(full), rel), rel)
         except InvalidFile as error:
-            return rel, start, (error.path, error.line, error.column,
-                                error.message.split(": ", 1)[-1], error.hint)
+            return rel, start, invalid_values(error)
         return rel, start, prepare(rel, parsed)
     with open(full, "rb") as handle:
         handle.seek(start)
@@ -112,15 +111,3 @@ def _run(job: Job) -> Result:
         return rel, start, None
     spans = yamlfast.load_part(text, rel, line)
     return rel, start, None if spans is None else prepare(rel, spans)
-
-
-def failed(result: Any) -> bool:
-    """Whether a job's result is an error's values: a plain tuple (rows come as `prepare`
-    makes them, a named tuple such as `indexrows.FileRows` included)."""
-    return type(result) is tuple
-
-
-def error(values: tuple[Any, ...]) -> InvalidFile:
-    """The error a job sent back as values."""
-    path, line, column, message, hint = values
-    return InvalidFile(path, line, column, message, hint)

@@ -133,15 +133,7 @@ def built_record(full: str, path: str, indent: int, signature: tuple[int, int]
         return None
     if not data or any((s.st_mtime_ns, s.st_size) != tuple(signature) for s in (before, after)):
         return None
-    lead = b" " * indent + b"-"
-    starts = [0] if data.startswith(lead) and data[len(lead):len(lead) + 1] in (
-        b" ", b"\n", b"") else []
-    at = data.find(b"\n" + lead)
-    while at >= 0:
-        if _boundary(data, at + 1, lead):
-            starts.append(at + 1)
-        at = data.find(b"\n" + lead, at + 1)
-    found = [(0, start, 0, 0) for start in starts]
+    found = [(0, start, 0, 0) for start in spanhash.item_starts(data, indent)]
     return _KEY + path, _record_text(signature, len(data), _blocks(data, found, 0, len(data)))
 
 
