@@ -94,7 +94,8 @@ def test_hand_edited_values(name: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "[]\n", "", "# only a comment\n", "---\n" + ENTRY, ENTRY + "...\n", ENTRY + "- \n",
+    "[]\n", "", "# only a comment\n", "\n\n", "  \n", "#x", "   # c", "# a\n  # b\n\n",
+    "---\n" + ENTRY, ENTRY + "...\n", ENTRY + "- \n",
     ENTRY + "...\n" + ENTRY, ENTRY + "---\n" + ENTRY, ENTRY + "--- # x\n",
     "-\n  id: MEM-1\n", "  - id: MEM-1\n    category: fact\n", ENTRY.replace("\n", "\r\n"),
     ENTRY + "<<<<<<< HEAD\n" + ENTRY + "=======\n>>>>>>> other\n", ENTRY + ENTRY,

@@ -18,7 +18,7 @@ import re
 from loa_mem.core import spanhash
 from loa_mem.core.errors import InvalidFile
 from loa_mem.core.located import ListFile, Located
-from loa_mem.core.yamlitem import Item
+from loa_mem.core.yamlitem import Document, Item
 from loa_mem.core.yamlscalars import UNSURE, flow_list, key, plain, prose, quoted
 from loa_mem.core.yamlshapes import Shape, Unsure
 from loa_mem.core.yamlshapes import key as shape_key
@@ -67,12 +67,25 @@ def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
 def load_list(text: str, path: str) -> ListFile:
     """What `yamlio.load_list(text, path)` returns, read faster."""
     pieces = cut(text)
-    found = _read(text, None, pieces, path) if pieces else None
+    found = _read(text, None, pieces, path) if pieces is not None else None
     if found is None:
         from loa_mem.core import yamlio
 
         return yamlio.load_list(text, path)
     return ListFile([_located(item) for item in found], 0, False)
+
+
+def load_mapping(text: str) -> dict[str, Any] | None:
+    """What `yamlio.load` reads from a document that is a block mapping in the simple forms
+    `yamlitem.Document` reads (the config as `loa-mem init` writes it, or edited by hand in
+    the same style), without importing YAML; None for anything else (the caller uses
+    `yamlio.load`, which also reports errors)."""
+    if any(c in text for c in _OTHER_BREAKS) or "\ufeff" in text:
+        return None
+    try:
+        return Document(text).mapping()
+    except _Unsure:
+        return None
 
 
 class Spans:
@@ -89,7 +102,7 @@ class Spans:
 def load_spans(text: str, path: str) -> Spans:
     """What `load_list` reads, as `Located.span()` gives each item (without the objects)."""
     pieces = cut(text)
-    found = _read(text, None, pieces, path) if pieces else None
+    found = _read(text, None, pieces, path) if pieces is not None else None
     if found is None:
         from loa_mem.core import yamlio
 

@@ -1,6 +1,8 @@
 """One grimoire item read line by line as a block mapping, for the fast reader (`yamlfast`):
 nested mappings, block lists of scalars, plain and single-quoted scalars over several lines,
 literal blocks (`|`, `|-`). Anything else raises `Unsure` (the item goes to the full parser).
+`Document` reads a whole file that is such a mapping (the config), flow mappings of plain
+scalars besides.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import re
 
 from loa_mem.core import spanhash
 from loa_mem.core.located import Located
-from loa_mem.core.yamlscalars import UNSURE, flow_list, fold, key, plain, quoted
+from loa_mem.core.yamlscalars import FLOW_ODD, UNSURE, flow_list, fold, key, plain, quoted
 from loa_mem.core.yamlshapes import Unsure
 
 TYPE_CHECKING = False
@@ -171,3 +173,40 @@ def _closed(rest: str) -> bool:
     """Whether a single-quoted scalar starting `rest` ends on this line."""
     body = rest[1:].replace("''", "")
     return body.endswith("'") and body.count("'") == 1
+
+
+class Document(Item):
+    """A YAML document that is a block mapping at column 0, read as `Item` reads an item; a
+    flow mapping (`{ttl: 90d, storage_file: errors.yaml}`) is read when each of its values is
+    a plain scalar without flow indicators, quotes or colons."""
+
+    def __init__(self, text: str) -> None:
+        self.lines = self.file_lines = text.split("\n")
+        self.start = self.last = 0
+
+    def mapping(self) -> dict[str, Any]:
+        data, _, at = self._mapping(0, 0)
+        if not data or self._next_content(at) is not None:
+            raise Unsure
+        return data
+
+    def _value(self, rest: str, at: int, indent: int) -> tuple[Any, int]:
+        if rest.startswith("{") and rest != "{}":
+            return _flow_mapping(rest), at
+        return super()._value(rest, at, indent)
+
+
+def _flow_mapping(text: str) -> dict[str, Any]:
+    if not text.endswith("}"):
+        raise Unsure
+    found: dict[str, Any] = {}
+    for part in text[1:-1].split(","):
+        name, colon, value = part.strip(" ").partition(": ")
+        name_key, value = key(name), value.strip(" ")
+        if not colon or name_key is None or name_key in found or not value \
+                or FLOW_ODD.search(value):
+            raise Unsure
+        found[name_key] = plain(value)
+        if found[name_key] is UNSURE:
+            raise Unsure
+    return found

@@ -129,7 +129,7 @@ def fold(lines: list[str]) -> str:
     return "".join(out)
 
 
-_FLOW_ODD = re.compile(r"[\[\]{}'\"#&*!|>%@`:]")
+FLOW_ODD = re.compile(r"[\[\]{}'\"#&*!|>%@`:]")
 
 
 def flow_list(text: str) -> Any:
@@ -139,7 +139,7 @@ def flow_list(text: str) -> Any:
     body = text[1:-1].strip(" ")
     if not body:
         return []
-    if _FLOW_ODD.search(body):
+    if FLOW_ODD.search(body):
         return UNSURE
     items = []
     for part in body.split(","):

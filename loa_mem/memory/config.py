@@ -192,11 +192,17 @@ def load(root: Path, cache_dir: Path | None = None) -> Config:
         cached = cachefile.read(cache_file)
         if isinstance(cached, dict) and cached.get("signature") == signature:
             return Config(cached["config"])
-    from loa_mem.core import textfile, yamlio
+    from loa_mem.core import textfile, yamlfast
     from loa_mem.core.errors import InvalidFile
 
     try:
-        data = _check(yamlio.load(textfile.read_text(path, CONFIG_FILE), CONFIG_FILE))
+        text = textfile.read_text(path, CONFIG_FILE)
+        raw = yamlfast.load_mapping(text)
+        if raw is None:  # another form of YAML, or not YAML: the full parser (and its errors)
+            from loa_mem.core import yamlio
+
+            raw = yamlio.load(text, CONFIG_FILE)
+        data = _check(raw)
     except InvalidFile as error:  # not text, not YAML, a directory: the config's problem
         raise ConfigError(error.message, error.hint) from None
     if cache_file is not None:
