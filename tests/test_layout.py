@@ -83,7 +83,8 @@ RULES = {
 @pytest.mark.parametrize("rule", sorted(RULES))
 def test_each_rule_is_defined_once_in_its_rules_module(rule: str) -> None:
     home, names, literal = RULES[rule]
-    modules = sorted(PACKAGE.rglob("*.py"))
+    # the checks generated from the schemas repeat the schemas' defaults: not rules written
+    modules = sorted(p for p in PACKAGE.rglob("*.py") if "compiled" not in p.parts)
     assert names <= _definitions(PACKAGE / home)
     written = [str(p.relative_to(PACKAGE)) for p in modules
                if re.search(literal, p.read_text(encoding="utf-8"))]
