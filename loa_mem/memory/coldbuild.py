@@ -60,17 +60,13 @@ class Build:
         self.db.execute(f"DELETE FROM entries WHERE {_IN_FILE}", (path,))
 
     def done(self, path: str, signature: tuple[int, int], indent: int, flow: bool,
-             full: Path) -> None:
-        """`path` (on disk at `full`) has all its rows; its text is recorded in blocks for the
-        first catch-up after this build (`reread.built_record`)."""
+             record: tuple[str, str] | None) -> None:
+        """`path` has all its rows; `record`: its text recorded in blocks for the first
+        catch-up after this build (`reread.built_record`), if any."""
         self.db.execute("INSERT OR REPLACE INTO files VALUES(?,?,?,?,?)",
                         (path, signature[0], signature[1], indent, int(flow)))
-        if not flow:
-            from loa_mem.memory import reread
-
-            record = reread.built_record(str(full), path, indent, signature)
-            if record is not None:
-                self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", record)
+        if record is not None and not flow:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", record)
 
     def finish(self) -> None:
         """Index the rows and rename the file into place (the caller has closed its own
@@ -129,14 +125,16 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
     from loa_mem.memory import coldparts
 
     leftovers(target.parent)
-    work = coldparts.jobs([(rel, full) for rel, full, _ in jobs], prepare)
+    work = coldparts.jobs(jobs, prepare)
     files = {rel: (full, signature) for rel, full, signature in jobs}
     left = coldparts.parts_of(work)  # parts still to come, per file
     whole: set[str] = set()  # files to read whole: a part could not be read apart
+    records: dict[str, tuple[str, str] | None] = {}  # each file's block record
     failures: dict[str, InvalidFile] = {}
     building = Build(target)
     try:
-        for rel, _, result in coldparts.results(work):
+        for rel, _, result, record in coldparts.results(work):
+            records[rel] = records.get(rel) or record
             if result is None:
                 whole.add(rel)
             elif (failure := invalid_from(result)) is not None:
@@ -145,8 +143,8 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
                 building.add(rel, result.rows)
             left[rel] -= 1
             if left[rel] == 0 and rel not in failures:
-                last = _read_whole(building, rel, files[rel][0], prepare) if rel in whole \
-                    else result
+                last = _read_whole(building, rel, files[rel], prepare) if rel in whole \
+                    else (result, records[rel])
                 _finish_file(building, rel, files[rel], last, check_empty, failures)
         building.finish()
     except BaseException:
@@ -155,24 +153,27 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
     return failures
 
 
-def _read_whole(building: Build, rel: str, full: Path, prepare: Callable[[str, Any], Any]
-                ) -> Any:
-    """Read a file whole after one of its parts could not be read apart (here: rare), in
-    place of the rows its other parts gave."""
+def _read_whole(building: Build, rel: str, file: tuple[Path, tuple[int, int]],
+                prepare: Callable[[str, Any], Any]) -> tuple[Any, tuple[str, str] | None]:
+    """Read a file (its full path and signature) whole after one of its parts could not be
+    read apart (here: rare), in place of the rows its other parts gave: its result and its
+    block record."""
     from loa_mem.memory import coldparts
 
     building.drop(rel)
-    result = coldparts.run((rel, str(full), 0, -1, 0, prepare))[2]
+    _, _, result, record = coldparts.run((rel, str(file[0]), 0, -1, 0, prepare, file[1]))
     if invalid_from(result) is None:
         building.add(rel, result.rows)
-    return result
+    return result, record
 
 
-def _finish_file(building: Build, rel: str, file: tuple[Path, tuple[int, int]], result: Any,
-                 check_empty: Callable[[str], None], failures: dict[str, InvalidFile]) -> None:
-    """Record a file (its full path and signature) whose rows are all in (`result`: its last
-    part's rows, or the whole file's), or its failure."""
-    full, signature = file
+def _finish_file(building: Build, rel: str, file: tuple[Path, tuple[int, int]],
+                 last: tuple[Any, tuple[str, str] | None], check_empty: Callable[[str], None],
+                 failures: dict[str, InvalidFile]) -> None:
+    """Record a file (its full path and signature) whose rows are all in (`last`: its last
+    part's rows, or the whole file's, and its block record), or its failure."""
+    signature = file[1]
+    result, record = last
     failure = invalid_from(result)
     if failure is None and signature[1] == 0:
         try:
@@ -183,4 +184,4 @@ def _finish_file(building: Build, rel: str, file: tuple[Path, tuple[int, int]], 
         building.drop(rel)
         failures[rel] = failure
     else:
-        building.done(rel, signature, result.indent, result.flow, full)
+        building.done(rel, signature, result.indent, result.flow, record)

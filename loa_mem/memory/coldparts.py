@@ -6,7 +6,9 @@ building process gets its first rows early; each part is read and turned into ro
 parsed (`indexrows.file_rows`), and only plain values travel back. A part that cannot be read
 apart from the rest of its file (an odd item, bytes that are not UTF-8) says so, and its file is
 then read whole, as every smaller file is, with the fast reader's full-parser fallback and its
-errors.
+errors. The job that reads a file's first bytes also records the file's text in blocks
+(`reread.built_record`, for the first catch-up after the build), where the building process
+would otherwise do it while the others wait.
 """
 
 from __future__ import annotations
@@ -25,21 +27,24 @@ PART_BYTES = 256 * 1024
 _PARALLEL_BYTES = 1_000_000  # below this, a process pool costs more than it saves
 _ITEM = re.compile(rb"\n-(?=[ \n])")
 
-# (path, full path, first byte, end byte or -1 for the whole file, first line, prepare)
-Job = tuple[str, str, int, int, int, Callable[[str, Any], Any]]
-# what a job gives back: (path, first byte, rows | an error's values | None: read the file whole)
-Result = tuple[str, int, Any]
+# (path, full path, first byte, end byte or -1 for the whole file, first line, prepare,
+# the file's signature)
+Job = tuple[str, str, int, int, int, Callable[[str, Any], Any], tuple[int, int]]
+# what a job gives back: (path, first byte, rows | an error's values | None: read the file whole,
+# the file's block record (meta key, value) when this job read its first bytes, else None)
+Result = tuple[str, int, Any, tuple[str, str] | None]
 
 
-def jobs(files: list[tuple[str, Path]], prepare: Callable[[str, Any], Any]) -> list[Job]:
-    """The parts of `files` ((path, full path)), the largest files first."""
-    sizes = {rel: os.path.getsize(full) for rel, full in files}
+def jobs(files: list[tuple[str, Path, tuple[int, int]]], prepare: Callable[[str, Any], Any]
+         ) -> list[Job]:
+    """The parts of `files` ((path, full path, signature)), the largest files first."""
+    sizes = {rel: os.path.getsize(full) for rel, full, _ in files}
     found: list[Job] = []
-    for rel, full in sorted(files, key=lambda file: -sizes[file[0]]):
+    for rel, full, signature in sorted(files, key=lambda file: -sizes[file[0]]):
         if sizes[rel] <= 2 * PART_BYTES:
-            found.append((rel, str(full), 0, -1, 0, prepare))
+            found.append((rel, str(full), 0, -1, 0, prepare, signature))
             continue
-        found.extend((rel, str(full), start, end, line, prepare)
+        found.extend((rel, str(full), start, end, line, prepare, signature)
                      for start, end, line in _parts(full))
     return found
 
@@ -95,19 +100,33 @@ def run(job: Job) -> Result:
 
 
 def _run(job: Job) -> Result:
-    rel, full, start, end, line, prepare = job
+    rel, full, start, end, line, prepare, signature = job
     if end < 0:
         try:
             parsed = yamlfast.load_spans(textfile.read_text(Path(full), rel), rel)
         except InvalidFile as error:
-            return rel, start, invalid_values(error)
-        return rel, start, prepare(rel, parsed)
+            return rel, start, invalid_values(error), None
+        rows = prepare(rel, parsed)
+        return rel, start, rows, _record(full, rel, rows.indent, rows.flow, signature)
     with open(full, "rb") as handle:
         handle.seek(start)
         data = handle.read(end - start)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return rel, start, None
+        return rel, start, None, None
     spans = yamlfast.load_part(text, rel, line)
-    return rel, start, None if spans is None else prepare(rel, spans)
+    if spans is None:
+        return rel, start, None, None
+    # a file read in parts is a block list at column 0 (read whole otherwise)
+    return rel, start, prepare(rel, spans), _record(full, rel, 0, False, signature) \
+        if start == 0 else None
+
+
+def _record(full: str, rel: str, indent: int, flow: bool, signature: tuple[int, int]
+            ) -> tuple[str, str] | None:
+    if flow:
+        return None
+    from loa_mem.memory import reread
+
+    return reread.built_record(full, rel, indent, signature)
