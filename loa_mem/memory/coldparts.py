@@ -78,10 +78,9 @@ def results(work: list[Job]) -> Iterator[Result]:
     total = sum(os.path.getsize(job[1]) for job in work if job[2] == 0)
     if len(work) > 1 and (os.cpu_count() or 1) > 1 and total > _PARALLEL_BYTES \
             and hasattr(os, "fork"):
-        import multiprocessing as mp
+        from loa_mem.memory import forkjobs
 
-        with mp.get_context("fork").Pool(min(len(work), os.cpu_count() or 1)) as pool:
-            yield from pool.imap_unordered(run, work)
+        yield from forkjobs.imap_unordered(run, work, min(len(work), os.cpu_count() or 1))
     else:
         yield from map(run, work)
 
