@@ -49,14 +49,19 @@ def append(path: Path, events: list[dict[str, Any]]) -> None:
     if not events:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = "".join(json.dumps(e, ensure_ascii=False, sort_keys=False) + "\n" for e in events)
+    lines = [json.dumps(e, ensure_ascii=False, sort_keys=False) for e in events]
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        if os.fstat(fd).st_size:
+        ending, lead = "\n", ""
+        size = os.fstat(fd).st_size
+        if size:
             with open(path, "rb") as existing:
-                existing.seek(-1, os.SEEK_END)
-                if existing.read(1) != b"\n":
-                    payload = "\n" + payload
+                existing.seek(-min(size, 2), os.SEEK_END)
+                tail = existing.read(2)
+            # the log's own line ending (CRLF in a checkout with core.autocrlf) is kept
+            ending = "\r\n" if tail.endswith(b"\r\n") else "\n"
+            lead = "" if tail.endswith(b"\n") else "\n"
+        payload = lead + "".join(line + ending for line in lines)
         os.write(fd, payload.encode("utf-8"))
     finally:
         os.close(fd)

@@ -187,10 +187,6 @@ def _blob(top: Path, sha: str) -> bytes:
     return _git(top, ["cat-file", "blob", sha])
 
 
-def _hash(top: Path, content: bytes) -> str:
-    return _git(top, ["hash-object", "-w", "--stdin"], stdin=content).decode().strip()
-
-
 def _merge3(top: Path, current: bytes, base: bytes, other: bytes) -> bytes | None:
     """git's three-way line merge of `base -> other` into `current`; None on a conflict."""
     with _scratch(top) as folder:
@@ -275,7 +271,7 @@ def prepare(state: State, changes: list[FileChange], message: str) -> Pending:
             "100644", "")).mode
         planned.append((change.path, mode, committed, staged))
     with _scratch(top) as folder:
-        shas = _hash_all(top, Path(folder), [c for p in planned for c in p[2:]])
+        shas = _hash_all(top, Path(folder), [(p[0], p[2], p[3]) for p in planned])
         tree_index = Path(folder) / "index"
         _git(top, ["read-tree", head] if head else ["read-tree", "--empty"], index=tree_index)
         _git(top, ["update-index", "--index-info"], stdin=_info(
@@ -291,25 +287,34 @@ def prepare(state: State, changes: list[FileChange], message: str) -> Pending:
     return Pending(top, head, commit, index_info, undo.encode())
 
 
-def _hash_all(top: Path, folder: Path, contents: list[bytes | None]) -> dict[bytes, str]:
-    """Write every distinct content as a blob in one `git hash-object` call."""
-    distinct = list(dict.fromkeys(c for c in contents if c is not None))
-    if not distinct:
-        return {}
-    names = []
-    for number, content in enumerate(distinct):
-        target = folder / f"blob{number}"
-        target.write_bytes(content)
-        names.append(str(target))
-    out = _git(top, ["hash-object", "-w", "--no-filters", "--stdin-paths"],
-               stdin="".join(n + "\n" for n in names).encode()).decode().split()
-    return dict(zip(distinct, out, strict=True))
+def _hash_all(top: Path, folder: Path, planned: list[tuple[str, bytes | None, bytes | None]]
+              ) -> dict[tuple[str, bytes], str]:
+    """Write each path's contents (what the commit and the index get) as blobs, cleaned as
+    `git add` cleans that path: the contents are working-tree text, and core.autocrlf, an eol
+    attribute or a clean filter may mean the blob differs (a checkout with CRLF line endings
+    commits LF). One `git hash-object` per path: `--path` applies to all its files."""
+    found: dict[tuple[str, bytes], str] = {}
+    number = 0
+    for path, *contents in planned:
+        distinct = list(dict.fromkeys(c for c in contents if c is not None))
+        if not distinct:
+            continue
+        names = []
+        for content in distinct:
+            target = folder / f"blob{number}"
+            number += 1
+            target.write_bytes(content)
+            names.append(str(target))
+        out = _git(top, ["hash-object", "-w", f"--path={path}", "--", *names]).decode().split()
+        found.update(((path, content), sha) for content, sha in zip(distinct, out, strict=True))
+    return found
 
 
-def _info(rows: Iterable[tuple[str, str, dict[bytes, str], bytes | None]]) -> bytes:
+def _info(rows: Iterable[tuple[str, str, dict[tuple[str, bytes], str], bytes | None]]
+          ) -> bytes:
     """`git update-index --index-info` input: a mode and blob per path, or a removal."""
     lines = [f"0 {_ZERO}\t{path}\n" if content is None else
-             f"{mode} {shas[content]}\t{path}\n" for path, mode, shas, content in rows]
+             f"{mode} {shas[path, content]}\t{path}\n" for path, mode, shas, content in rows]
     return "".join(lines).encode("utf-8")
 
 

@@ -50,7 +50,9 @@ class FileResult:
             text = other.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        for old, new in self.edits:
+        ending = line_ending(text)
+        for old_text, new_text in self.edits:
+            old, new = ended(old_text, ending), ended(new_text, ending)
             at = text.find(old)
             while at > 0 and text[at - 1] != "\n":
                 at = text.find(old, at + 1)
@@ -58,8 +60,8 @@ class FileResult:
                 return None
             text = text[:at] + new + text[at + len(old):]
         if self.appended_text:
-            text = "".join(_ready_for_append(text.splitlines(keepends=True), False))
-            text += self.appended_text
+            text = "".join(_ready_for_append(text.splitlines(keepends=True), False, ending))
+            text += ended(self.appended_text, ending)
         return text.encode("utf-8")
 
     def update_index(self, index: Index, signature: Signature | None) -> None:
@@ -120,6 +122,7 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         raise Refused(f"{path} is written as a flow-style list ([...])",
                       "rewrite it as a block list (one '- id:' per entry) so loa-mem can edit it")
     lines = text.splitlines(keepends=True)
+    ending = line_ending(text)
     result = FileResult(path, "", grimoire.in_archive, indent, flow, old_text=text)
     targets = {row.rowid: row for row in index.by_rowids({*plan.changes, *plan.removals})
                if row.path == path}
@@ -131,16 +134,17 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
             from loa_mem.core import yamledit
 
             edited = yamledit.edit_item(span, indent, _apply_changes(plan.changes[row.rowid]))
-            new_lines = edited.splitlines(keepends=True)
+            new_lines = ended(edited, ending).splitlines(keepends=True)
         result.edits.append((span, "".join(new_lines)))
         lines[row.first_line - 1:row.last_line] = new_lines
         located = _parse_one("".join(new_lines), path) if new_lines else None
         result.replacements.append(Replacement(
             row, located, len(new_lines) - (row.last_line - row.first_line + 1)))
     if plan.appends or plan.raw_appends:
-        lines = _ready_for_append(lines, index.count_in_file(path) > 0)
+        lines = _ready_for_append(lines, index.count_in_file(path) > 0, ending)
         pieces = [_dump(e, indent) for e in plan.appends]
         pieces += [_reindent(t, indent) for t in plan.raw_appends]
+        pieces = [ended(piece, ending) for piece in pieces]
         for piece in pieces:
             located = _parse_one(piece, path)
             new_span = located.span(shift=len(lines))
@@ -161,12 +165,27 @@ def _dump(entry: dict[str, Any], indent: int) -> str:
     return text
 
 
-def _ready_for_append(lines: list[str], has_entries: bool) -> list[str]:
+def _ready_for_append(lines: list[str], has_entries: bool, ending: str) -> list[str]:
     if not has_entries:
         lines = [line for line in lines if line.split("#", 1)[0].strip() != "[]"]
     if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
+        lines[-1] += ending
     return lines
+
+
+def line_ending(text: str) -> str:
+    """The file's own line ending: "\r\n" when its first line ends so (saved on Windows, or
+    checked out with core.autocrlf or an eol attribute), else "\n". The lines loa-mem adds or
+    rewrites follow it, so a file never ends up with both."""
+    end = text.find("\n")
+    return "\r\n" if end > 0 and text[end - 1] == "\r" else "\n"
+
+
+def ended(text: str, ending: str) -> str:
+    """`text` with every line ended by `ending` (the YAML loa-mem writes holds a line break
+    only at a line's end: a break inside a value is written escaped)."""
+    text = text.replace("\r\n", "\n")
+    return text.replace("\n", "\r\n") if ending == "\r\n" else text
 
 
 def _reindent(text: str, indent: int) -> str:
