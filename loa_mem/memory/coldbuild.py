@@ -5,7 +5,10 @@ The rows go into a new file beside the index, written with the settings a derive
 of a grimoire file arrives from the processes parsing them (`coldparts`), and into the full-text
 index while the other parts are still being parsed. The full-text index is optimized and the
 lookup indexes are built once at the end, from the stored rows (sorted, in C), and the finished
-file is renamed over the index: readers see either no index or a whole one.
+file is renamed over the index: readers see either no index or a whole one. When only the
+parts being parsed are left to come, the building process does that while it waits for them
+(their rows then go into the lookup indexes as they are added, and into the full-text index
+as one more small segment each).
 """
 
 from __future__ import annotations
@@ -42,6 +45,19 @@ class Build:
         self.db.execute("INSERT INTO entry_text(entry_text, rank) VALUES('crisismerge', 1000)")
         self.db.execute("BEGIN")
         self.next_rowid = 1
+        self.settled = False
+
+    def settle(self) -> None:
+        """Merge the full-text index into one segment and build the lookup indexes, from the
+        rows added so far (rows added later go into them as they come)."""
+        # one segment for the whole full-text index, out of the way of the first merges after a
+        # few edits (which would otherwise rewrite it whole, leaving its old pages free in the
+        # file); the lookup indexes built next take the pages it freed
+        self.db.execute("INSERT INTO entry_text(entry_text) VALUES('optimize')")
+        for statement in INDEXES.split(";"):
+            if statement.strip():
+                self.db.execute(statement)
+        self.settled = True
 
     def add(self, path: str, rows: list[Prepared]) -> None:
         """Rows of a grimoire file (from `indexrows.prepare`), all or a part of them."""
@@ -71,14 +87,11 @@ class Build:
     def finish(self) -> None:
         """Index the rows and rename the file into place (the caller has closed its own
         connection to `target`, under the lock that keeps other builds out)."""
-        self.db.execute("COMMIT")
-        # one segment for the whole full-text index, out of the way of the first merges after a
-        # few edits (which would otherwise rewrite it whole, leaving its old pages free in the
-        # file); the lookup indexes built next take the pages it freed
-        self.db.execute("INSERT INTO entry_text(entry_text) VALUES('optimize')")
+        if not self.settled:
+            self.settle()
         # the merge settings back to FTS5's own (read by each later connection)
         self.db.execute("DELETE FROM entry_text_config WHERE k IN ('automerge', 'crisismerge')")
-        self.db.executescript(INDEXES)
+        self.db.execute("COMMIT")
         self.db.execute("PRAGMA locking_mode=NORMAL")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.close()
@@ -132,8 +145,12 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
     records: dict[str, tuple[str, str] | None] = {}  # each file's block record
     failures: dict[str, InvalidFile] = {}
     building = Build(target)
+    count, waiting = coldparts.processes(work), len(work)
     try:
-        for rel, _, result, record in coldparts.results(work):
+        for rel, _, result, record in coldparts.results(work, count):
+            waiting -= 1
+            if count > 1 and waiting <= count and not building.settled:
+                building.settle()  # while the last parts are parsed, instead of after them
             records[rel] = records.get(rel) or record
             if result is None:
                 whole.add(rel)

@@ -73,14 +73,21 @@ def parts_of(jobs: list[Job]) -> dict[str, int]:
     return counts
 
 
-def results(work: list[Job]) -> Iterator[Result]:
-    """Each job's result, as the jobs finish: in two processes when there is enough to read."""
+def processes(work: list[Job]) -> int:
+    """How many processes `results` reads `work` in (1: in this one)."""
     total = sum(os.path.getsize(job[1]) for job in work if job[2] == 0)
     if len(work) > 1 and (os.cpu_count() or 1) > 1 and total > _PARALLEL_BYTES \
             and hasattr(os, "fork"):
+        return min(len(work), os.cpu_count() or 1)
+    return 1
+
+
+def results(work: list[Job], count: int) -> Iterator[Result]:
+    """Each job's result, as the jobs finish, read in `count` processes (`processes`)."""
+    if count > 1:
         from loa_mem.memory import forkjobs
 
-        yield from forkjobs.imap_unordered(run, work, min(len(work), os.cpu_count() or 1))
+        yield from forkjobs.imap_unordered(run, work, count)
     else:
         yield from map(run, work)
 
