@@ -60,6 +60,11 @@ def _run(args: list[str]) -> int:
 
 def _slow_context(root: str | None, options: Any) -> Any:
     """The session-start block when a cache is stale: through the `Store`, so imported only then."""
-    from loa_mem.integrations.context_sources import slow_block
+    from loa_mem.integrations import context_pulled
 
-    return slow_block(root, options)
+    pulled = context_pulled.block(root, options)  # light: no SQLite, no Store
+    if pulled is not None:
+        return pulled
+    from loa_mem.integrations.context_sources import after_pulled
+
+    return after_pulled(root, options)

@@ -176,7 +176,7 @@ def _memories(db: Connection | None, memory: dict[str, Any], options: Options, n
         rows = [] if ids == [] or db is None else ahead.top_rows(db, memory, options.query, now_iso,
                                                            per_category, len(sections), ids)
     found: list[Candidate] = []
-    for memory_id, confidence, _, _, _, total, _, _, data_text, category in rows:
+    for memory_id, confidence, _, _, _, total, _, _, data_text, category, *_ in rows:
         if category not in sections:
             continue
         data = _entry_data(data_text)
@@ -319,8 +319,17 @@ def make_memo(db: Connection, config: dict[str, Any], side: dict[str, Any],
             "until": None if until == math.inf else until,
             "bounds": ahead.expiry_bounds(db, memory, now_iso),
             "active": ahead.active_count(db, now_iso) if active is None else active,
-            "rows": [[*row[:8], _entry_data(row[8]), *row[9:]] for row in rows],
+            "rows": [[*row[:8], _entry_data(row[8]), row[9], _created(db, row[6], row[7])]
+                     for row in rows],
             "expiring": [[line, item] for _, line, item in _expiring(db, memory, now_iso)]}
+
+
+def _created(db: Connection, path: str, first_line: int) -> float | None:
+    """The created_ts of the row at `first_line` of `path`: a memo row keeps it, so that the
+    memo can be extended with appended entries (`integrations.context_pulled`) at a later time."""
+    found = db.execute("SELECT created_ts FROM entries WHERE first_line=? AND "
+                       "file=(SELECT file FROM paths WHERE path=?)", (first_line, path)).fetchone()
+    return None if found is None or found[0] is None else float(found[0])
 
 
 def _header(db: Connection | None, now_iso: str, options: Options, side: dict[str, Any],

@@ -29,6 +29,7 @@ from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.core import cachefile, clock
 from loa_mem.core.errors import LoaMemError
+from loa_mem.integrations.context_pulled import META_SUFFIX, meta_files, text_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
 
     from loa_mem.memory.index import Index
 
-META_SUFFIX = ".meta.yml"
 _HALF = 4294967295  # the low 32 bits: `Index.fingerprints` sums each half of a text hash
 
 
@@ -79,17 +79,6 @@ def _changed(top: str, found: tuple[dict[str, Any], dict[str, Any]], options: co
         return None
     return changed if meta_files(top) == {p for p in files
                                            if p.endswith(META_SUFFIX)} else None
-
-
-def meta_files(top: str) -> set[str] | None:
-    """The `.meta.yml` files git lists (tracked and untracked, ignored ones excluded); None
-    when git cannot answer."""
-    from loa_mem.core import gitfast
-
-    out = gitfast.output(["ls-files", "-z", "--cached", "--others", "--exclude-standard",
-                          "--", f"*{META_SUFFIX}"], top)
-    return None if out is None else {p for p in out.split("\0")
-                                     if p.endswith(META_SUFFIX)}
 
 
 def _caught_up(top: str, cache_dir: str, config: dict[str, Any], side_cache: dict[str, Any],
@@ -186,10 +175,13 @@ def _side(index: Index, top: str, cache_dir: str, config: dict[str, Any],
     for path in changed:  # as the index recorded them (they may have changed again since)
         signature = index.signature(path)
         files[path] = list(signature) if signature else None
+    texts = text_records(top, side_cache.get("texts"), {
+        p: files[p] for p in fast.grimoire_paths(top, config) if p in files},
+        lambda p: (index.signature(p), index.layout(p)))
     write(cache_dir, {"format": fast.SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                               "index_schema": side_cache["index_schema"],
                               "events": [events_path, events[1] if events else 0],
-                              "files": files, "rows": rows, "side": side})
+                              "files": files, "rows": rows, "texts": texts, "side": side})
     return side
 
 

@@ -15,10 +15,13 @@ not grimoire files, as JSON, so that the hook never parses YAML while nothing ch
               "shortlist": {"key", "from", "until", "ids"},     # see context.memo.shortlist
               "memo": {...} | null}}       # see context.memo (block.make_memo)
 
+     "texts": {GRIMOIRE_PATH: [MTIME_NS, SIZE, CRC32, LINES, INDENT]},  # the text the rows
+                                                         # and the memo were made from
 It is rebuilt by the slow path when `context.fast.side_fresh` says it is stale, or carried
-over by `context_catchup` when only entries were appended to grimoire files. Sidecars are
-found with `git ls-files` (tracked and untracked, ignored files excluded); a sidecar created by
-hand is found at the next rebuild, which any loa-mem write (it grows the events log) triggers.
+over by `context_catchup` or `context_pulled` when only entries were appended to grimoire
+files. Sidecars are found with `git ls-files` (tracked and untracked, ignored files excluded);
+a sidecar created by hand is found at the next rebuild, which any loa-mem write (it grows the
+events log) triggers.
 """
 
 from __future__ import annotations
@@ -30,14 +33,9 @@ from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.context.fast import SIDE_CACHE, SIDE_FORMAT, signature
 from loa_mem.core import cachefile, clock
-from loa_mem.integrations.context_catchup import (
-    META_SUFFIX,
-    appended_rows,
-    block,
-    extend_shortlist,
-    meta_files,
-    write,
-)
+from loa_mem.integrations import context_pulled
+from loa_mem.integrations.context_catchup import appended_rows, block, extend_shortlist, write
+from loa_mem.integrations.context_pulled import META_SUFFIX, meta_files
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up path's import budget
@@ -89,9 +87,13 @@ def refresh(store: Store, agents: tuple[str, ...], memo_ok: bool = True) -> dict
     schema = store.index.schema_version()
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
     events = signature(str(store.top / newest))
+    grimoires = {g.path: files[g.path] for g in store.grimoire_files()}
+    texts = context_pulled.text_records(top, previous.get("texts"), grimoires, lambda p: (
+        store.index.signature(p), store.index.layout(p)))
     write(store.cache_dir, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
-                   "files": files, "rows": store.index.fingerprints(), "side": side})
+                   "files": files, "rows": store.index.fingerprints(), "texts": texts,
+                   "side": side})
     return side
 
 
@@ -217,8 +219,15 @@ def load(root: str | None, options: context.Options) -> context.Block:
 
 
 def slow_block(root: str | None, options: context.Options) -> context.Block:
-    """When a cache is stale: after entries were only appended, through the catch-up path
-    (`context_catchup`), else through the `Store`."""
+    """When a cache is stale: after entries were only appended, from them alone
+    (`context_pulled`), else through the catch-up path (`context_catchup`), else through the
+    `Store`."""
+    pulled = context_pulled.block(root, options)
+    return pulled if pulled is not None else after_pulled(root, options)
+
+
+def after_pulled(root: str | None, options: context.Options) -> context.Block:
+    """`slow_block` when `context_pulled` answered None."""
     caught_up = block(root, options)
     return caught_up if caught_up is not None else store_block(root, options)
 
