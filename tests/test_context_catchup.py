@@ -8,6 +8,7 @@ import itertools
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -149,17 +150,17 @@ def test_anything_but_appended_entries_takes_the_slow_path_with_the_same_block(
 EXAMPLES = itertools.count()
 STEPS = st.lists(st.tuples(
     st.sampled_from(["pull", "pull", "pull", "events", "edit", "comment", "remember", "pin",
-                     "nothing"]),
+                     "nothing", "several", "archive", "quoted", "replace", "plain", "plain"]),
     st.sampled_from(["fact", "decision", "learning", "error"]),
     st.integers(0, 40), st.integers(0, 20)), min_size=1, max_size=5)
 
 
-def _pulled(example: int, number: int, category: str, at: int) -> str:
+def _pulled(example: int, number: int, category: str, at: int, plain: bool = False) -> str:
     """1 to 3 entries of `category`: some below the ranking's minimum confidence, expiring
-    soon, later or already, superseded or archived."""
+    soon, later or already, superseded or archived (`plain`: none expiring within a week)."""
     found = []
     for n in range(1 + at % 3):
-        kind = (at + n) % 6
+        kind = [0, 2, 4, 5][(at + n) % 4] if plain else (at + n) % 6
         expires = {1: "2026-02-03T00:00:00Z", 2: "2026-06-01T00:00:00Z",
                    3: "2026-01-01T00:00:00Z"}.get(kind, "null")
         extra = {4: "  superseded_by: MEM-20260101-x\n", 5: "  archived: true\n"}.get(kind, "")
@@ -169,7 +170,49 @@ def _pulled(example: int, number: int, category: str, at: int) -> str:
     return "".join(found)
 
 
-@settings(max_examples=10, deadline=None,
+def _quoted(text: str) -> str:
+    """`text` with its first content double-quoted, with escapes: the full parser reads it."""
+    start = text.index("  content: ") + len("  content: ")
+    end = text.index("\n", start)
+    return f'{text[:start]}"Quoted \\"{text[start:end]}\\""{text[end:]}'
+
+
+def _edit(store: Path, _: str, category: str, at: int) -> None:
+    path = support.grimoire(store, category)
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("confidence: 0.", "confidence: 0.6", 1), encoding="utf-8")
+
+
+def _archive(store: Path, entries: str, category: str, at: int) -> None:
+    archive = support.grimoire(store, category, archive=True)
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    with open(archive, "a", encoding="utf-8") as handle:
+        handle.write(entries)
+
+
+def _replace(store: Path, entries: str, category: str, at: int) -> None:
+    """The file replaced by another that begins otherwise."""
+    path = support.grimoire(store, category)
+    path.write_text(entries + path.read_text(encoding="utf-8"), encoding="utf-8")
+
+
+# what a step changes outside loa-mem, from the entries it brings
+_OUTSIDE: dict[str, Callable[[Path, str, str, int], None]] = {
+    "pull": lambda store, entries, category, at: pull(store, category, entries,
+                                                      event=at % 2 == 0),
+    "events": lambda store, entries, category, at: pull(store, category, event=True),
+    "edit": _edit,
+    "comment": lambda store, entries, category, at: pull(store, category,
+                                                         f"# pulled {at}\n\n", event=False),
+    "archive": _archive,
+    # an entry the fast reader leaves to the full parser
+    "quoted": lambda store, entries, category, at: pull(store, category, _quoted(entries),
+                                                        event=False),
+    "replace": _replace,
+}
+
+
+@settings(max_examples=25, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=STEPS)
 def test_any_series_of_pulls_prints_what_a_start_from_scratch_prints(
@@ -181,20 +224,18 @@ def test_any_series_of_pulls_prints_what_a_start_from_scratch_prints(
     hours = 0
     context(store)
     for number, (kind, category, at, later) in enumerate(steps):
-        if kind == "pull":
-            pull(store, category, _pulled(example, number, category, at), event=at % 2 == 0)
-        elif kind == "events":
-            pull(store, category, event=True)
-        elif kind == "edit":
-            path = support.grimoire(store, category)
-            text = path.read_text(encoding="utf-8")
-            path.write_text(text.replace("confidence: 0.", "confidence: 0.6", 1),
-                            encoding="utf-8")
-        elif kind == "comment":
-            pull(store, category, f"# pulled {at}\n\n", event=False)
+        if kind in _OUTSIDE:
+            _OUTSIDE[kind](store, _pulled(example, number, category, at), category, at)
         elif kind == "remember":
             remember(store, f"Remembered {example} {number} {at} about kafka.", category,
                      "--confidence", "0.95")
+        elif kind == "several":  # one pull, entries in two files
+            pull(store, category, _pulled(example, number, category, at), event=False)
+            pull(store, "preference", _pulled(example, number + 50, "preference", at + 1),
+                 event=False)
+        elif kind == "plain":  # a pull the appended entries alone answer (context_pulled)
+            pull(store, category, _pulled(example, number, category, at, plain=True),
+                 event=at % 3 == 0)
         elif kind == "pin":  # a pull that brings a pinned file besides entries
             (store / f"doc{example}-{number}.md.meta.yml").write_text(
                 f"title: Doc {number}\npin: true\n", encoding="utf-8")
