@@ -25,10 +25,13 @@ from loa_mem.core.yamlshapes import key as shape_key
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
+    from collections.abc import Callable
     from typing import Any
 
     # (data, first line, last line, {key: line offset from the first line}, text hash)
     Span = tuple[Any, int, int, dict[str, int], int]
+    # what a caller makes of an item of a known layout from its values (`load_part_rows`)
+    Fused = Callable[[Shape, list[Any], str, int], Any]
 
 # line breaks YAML counts besides "\n": a file holding any is read by the full parser
 _OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t"
@@ -123,6 +126,18 @@ def load_part(text: str, path: str, shift: int) -> Spans | None:
                             for item in found])
 
 
+def load_part_rows(text: str, path: str, shift: int, fused: Fused,
+                   other: Callable[[Span], Any]) -> list[Any] | None:
+    """What a caller makes of each item of a part (as `load_part` reads it): `fused(shape,
+    values, chunk, first line)` for an item of a layout met before (its values not yet
+    folded into mappings), `other(span)` for any other item; None as `load_part`."""
+    pieces = cut(text)
+    found = _read(text, None, pieces, path, shift, fused) if pieces is not None else None
+    if found is None:
+        return None
+    return [other(item.span(shift)) if isinstance(item, Located) else item for item in found]
+
+
 def read(lines: list[str], pieces: list[tuple[int, str]], path: str
          ) -> list[Located] | None:
     """The items `cut` found (`lines`: the file's text split at "\n"); None when the odd ones
@@ -140,17 +155,21 @@ def _located(item: Located | Span) -> Located:
 
 
 def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], path: str,
-          shift: int = 0) -> list[Located | Span] | None:
+          shift: int = 0, fused: Fused | None = None) -> list[Any] | None:
     """`read`, with an item of a layout met before as its span (`yamlshapes`; its lines moved
-    `shift` further down; the items' are not); `lines` are split from `text` when an item needs
-    them."""
-    items: list[Located | Span | None] = []
+    `shift` further down; the items' are not), or as `fused` makes it; `lines` are split from
+    `text` when an item needs them."""
+    items: list[Any] = []
     shapes: list[Shape] = []  # the layouts met in this file, the last one met first
     get = _VALUES.get
     for start, chunk in pieces:
-        item: Located | Span | None = None
+        item: Any = None
         for shape in shapes:
-            item = shape.span(chunk, start + shift, get, _uncached)
+            if fused is None:
+                item = shape.span(chunk, start + shift, get, _uncached)
+            else:
+                values = shape.values(chunk, get, _uncached)
+                item = None if values is None else fused(shape, values, chunk, start + shift)
             if item is not None:
                 if shape is not shapes[0]:
                     shapes.remove(shape)

@@ -31,12 +31,13 @@ class Shape:
     or ""), as `yamlfast`'s line pattern gives them ("- " first, "  " for a key of the item,
     "    " for a key of the mapping under the key before it)."""
 
-    __slots__ = ("match", "names", "nested", "offsets", "size")
+    __slots__ = ("match", "names", "nested", "offsets", "size", "slots")
 
     def __init__(self, found: list[tuple[str, str, str]]) -> None:
         parts = []
         names: list[str] = []  # the item's keys
         nested: list[tuple[int, list[str]]] = []  # (first value, keys) of each nested mapping
+        slots: list[tuple[str, int, list[str] | None]] = []
         offsets = {}
         values = 0
         for number, (indent, name, rest) in enumerate(found):
@@ -48,15 +49,21 @@ class Shape:
                 offsets[name] = number
                 names.append(name)
                 if rest:
+                    slots.append((name, values, None))
                     values += 1
                 else:
                     nested.append((values, []))
+                    slots.append((name, values, nested[-1][1]))  # its keys, as they come
         self.match = re.compile("".join(parts)).fullmatch
         self.names = tuple(names)
         # the last first: each one folds its values into one, the values before keep their place
         self.nested = [(at, at + len(keys), tuple(keys)) for at, keys in reversed(nested)]
         self.offsets = offsets  # {key: its line's offset from the first line}
         self.size = len(found)
+        # each key's first value among the values `values` gives, and the keys of its mapping
+        # (None for a key with one value)
+        self.slots = tuple((name, at, tuple(keys) if keys is not None else None)
+                           for name, at, keys in slots)
 
     def span(self, chunk: str, start: int, get: Callable[[str, Any], Any],
              value: Callable[[str], Any]) -> tuple[Any, int, int, dict[str, int], int] | None:
@@ -64,17 +71,27 @@ class Shape:
         (its text, lines from `start`, 0-based) when it has this layout and `value` reads each
         of its values (raising `Unsure` otherwise; `get`: a cache of known values, consulted
         first); None when not. The offsets are this shape's own: not to be changed."""
+        values = self.values(chunk, get, value)
+        return None if values is None else self.spanned(values, chunk, start)
+
+    def values(self, chunk: str, get: Callable[[str, Any], Any], value: Callable[[str], Any]
+               ) -> list[Any] | None:
+        """The values of the item `chunk`, in the order of its lines (see `span`), or None."""
         found = self.match(chunk)
         if found is None:
             return None
-        texts = found.groups()
-        values = [get(text, UNSURE) for text in texts]
-        if UNSURE in values:
-            try:
-                values = [v if v is not UNSURE else value(t)
-                          for v, t in zip(values, texts, strict=True)]
-            except Unsure:
-                return None
+        values = []
+        try:
+            for text in found.groups():
+                known = get(text, UNSURE)
+                values.append(value(text) if known is UNSURE else known)
+        except Unsure:
+            return None
+        return values
+
+    def spanned(self, values: list[Any], chunk: str, start: int
+                ) -> tuple[Any, int, int, dict[str, int], int]:
+        """`span` of the item `chunk` from its `values` (a list this takes)."""
         for at, end, keys in self.nested:
             values[at:end] = [dict(zip(keys, values[at:end], strict=True))]
         return (dict(zip(self.names, values, strict=True)), start + 1, start + self.size,

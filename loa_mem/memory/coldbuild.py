@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core.errors import InvalidFile, invalid_from
+from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.index import add_names, create
-from loa_mem.memory.indexrows import INDEX_TEXT, INDEXES, INSERT_ENTRIES, Prepared
+from loa_mem.memory.indexrows import INDEX_TEXT, INDEXES, INSERT_NEXT, Prepared
 
 _SUFFIXES = ("-wal", "-shm", "-journal")
 _IN_FILE = "file=(SELECT file FROM paths WHERE path=?)"
@@ -63,8 +64,7 @@ class Build:
         """Rows of a grimoire file (from `indexrows.prepare`), all or a part of them."""
         first = self.next_rowid
         add_names(self.db, rows)
-        self.db.executemany(INSERT_ENTRIES, ((first + offset, *row)
-                                             for offset, row in enumerate(rows)))
+        self.db.executemany(INSERT_NEXT, rows)  # numbered from `first` on, as they come
         self.next_rowid += len(rows)
         # indexed now, while the other files are still being parsed, rather than all at the end
         self.db.execute(INDEX_TEXT, (first, self.next_rowid - 1))
@@ -74,6 +74,8 @@ class Build:
         self.db.execute(f"DELETE FROM entry_text WHERE rowid IN (SELECT rowid FROM entries "
                         f"WHERE {_IN_FILE})", (path,))
         self.db.execute(f"DELETE FROM entries WHERE {_IN_FILE}", (path,))
+        self.next_rowid = self.db.execute(
+            "SELECT coalesce(max(rowid), 0) + 1 FROM entries").fetchone()[0]
 
     def done(self, path: str, signature: tuple[int, int], indent: int, flow: bool,
              record: tuple[str, str] | None) -> None:
@@ -129,7 +131,7 @@ def _alive(pid: int) -> bool:
 
 
 def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
-          prepare: Callable[[str, Any], Any], check_empty: Callable[[str], None]
+          prepare: Preparer, check_empty: Callable[[str], None]
           ) -> dict[str, InvalidFile]:
     """Build the index at `target` from the grimoire files `jobs` ((path, full path,
     signature)); `prepare` gives a parsed file's layout and rows (`indexrows.FileRows`),
@@ -171,7 +173,7 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
 
 
 def _read_whole(building: Build, rel: str, file: tuple[Path, tuple[int, int]],
-                prepare: Callable[[str, Any], Any]) -> tuple[Any, tuple[str, str] | None]:
+                prepare: Preparer) -> tuple[Any, tuple[str, str] | None]:
     """Read a file (its full path and signature) whole after one of its parts could not be
     read apart (here: rare), in place of the rows its other parts gave: its result and its
     block record."""

@@ -16,12 +16,13 @@ from __future__ import annotations
 import gc
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from loa_mem.core import textfile, yamlfast
 from loa_mem.core.errors import InvalidFile, invalid_values
+from loa_mem.memory.fastrows import Preparer
 
 PART_BYTES = 256 * 1024
 _PARALLEL_BYTES = 1_000_000  # below this, a process pool costs more than it saves
@@ -29,14 +30,13 @@ _ITEM = re.compile(rb"\n-(?=[ \n])")
 
 # (path, full path, first byte, end byte or -1 for the whole file, first line, prepare,
 # the file's signature)
-Job = tuple[str, str, int, int, int, Callable[[str, Any], Any], tuple[int, int]]
+Job = tuple[str, str, int, int, int, Preparer, tuple[int, int]]
 # what a job gives back: (path, first byte, rows | an error's values | None: read the file whole,
 # the file's block record (meta key, value) when this job read its first bytes, else None)
 Result = tuple[str, int, Any, tuple[str, str] | None]
 
 
-def jobs(files: list[tuple[str, Path, tuple[int, int]]], prepare: Callable[[str, Any], Any]
-         ) -> list[Job]:
+def jobs(files: list[tuple[str, Path, tuple[int, int]]], prepare: Preparer) -> list[Job]:
     """The parts of `files` ((path, full path, signature)), the largest files first."""
     sizes = {rel: os.path.getsize(full) for rel, full, _ in files}
     found: list[Job] = []
@@ -121,12 +121,11 @@ def _run(job: Job) -> Result:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return rel, start, None, None
-    spans = yamlfast.load_part(text, rel, line)
-    if spans is None:
+    part = prepare.part_rows(rel, text, line)
+    if part is None:
         return rel, start, None, None
     # a file read in parts is a block list at column 0 (read whole otherwise)
-    return rel, start, prepare(rel, spans), _record(full, rel, 0, False, signature) \
-        if start == 0 else None
+    return rel, start, part, _record(full, rel, 0, False, signature) if start == 0 else None
 
 
 def _record(full: str, rel: str, indent: int, flow: bool, signature: tuple[int, int]

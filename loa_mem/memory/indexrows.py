@@ -77,6 +77,8 @@ INSERT_ENTRIES = (
     "expires_at, superseded_by, norm, tags, tier, first_line, last_line, layout, text_hash, "
     "content, summary, data) VALUES(?,?,(SELECT file FROM paths WHERE path=?),?,?,?,?,?,?,?,?,?,"
     "?,?,?,(SELECT layout FROM layouts WHERE keys=?),?,?,?,?)")
+# the same, each row numbered after the last (a cold build: its rows come in order)
+INSERT_NEXT = INSERT_ENTRIES.replace("(rowid, ", "(", 1).replace("VALUES(?,", "VALUES(", 1)
 ADD_PATH = "INSERT OR IGNORE INTO paths(path) VALUES(?)"
 ADD_LAYOUT = "INSERT OR IGNORE INTO layouts(keys) VALUES(?)"
 INDEX_TEXT = ("INSERT INTO entry_text(rowid, content, summary, tags) "
@@ -178,3 +180,4 @@ def file_rows(archived: frozenset[str], path: str, parsed: ListFile | Spans) -> 
     `parsed` from `yamlfast.load_list` or, without the objects, `yamlfast.load_spans`."""
     spans = parsed.spans if isinstance(parsed, Spans) else (item.span() for item in parsed.items)
     return FileRows(parsed.indent, parsed.flow, prepare(path, path in archived, spans))
+

@@ -26,6 +26,7 @@ from loa_mem.core.errors import InvalidFile, NoStore, NotARepo, NotFound, Refuse
 from loa_mem.memory import config as config_mod
 from loa_mem.memory import eventlog, layout
 from loa_mem.memory import rules as model
+from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.files import GrimoireFile, signature_of
 from loa_mem.memory.index import Index, Row, Signature
 from loa_mem.memory.indexrows import FileRows, file_rows
@@ -272,8 +273,7 @@ class Store:
                     try:
                         return coldbuild.build(
                             path, [(rel, self.top / rel, sig) for rel, sig in files],
-                            functools.partial(file_rows, archived),
-                            functools.partial(_refuse_emptied, self.top))
+                            Preparer(archived), functools.partial(_refuse_emptied, self.top))
                     finally:
                         self._index = Index(path)
         except LockBusy:
