@@ -85,10 +85,13 @@ def median(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def after(root: Path, runs: int, change: object, command: Callable[[int], list[str]]) -> float:
+def after(root: Path, runs: int, change: object, command: Callable[[int], list[str]],
+          seed: int = 0) -> float:
     """Median time of `command(i)` run right after `change(root, rng)`, for i in range(runs):
-    the queries of the warm recall, so that the two medians compare the same work."""
-    rng = random.Random(runs)
+    the queries of the warm recall, so that the two medians compare the same work. Each kind
+    of change has a `seed` of its own: two pulls seeded alike would bring the same ids twice,
+    which no pull does (ids are drawn at random when an entry is remembered)."""
+    rng = random.Random(runs * 100 + seed)
     times = []
     for i in range(runs):
         change(root, rng)  # type: ignore[operator]
@@ -99,12 +102,12 @@ def after(root: Path, runs: int, change: object, command: Callable[[int], list[s
 def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, str, str]]:
     run([LOA_MEM, "recall", "warm"], root)
     warm = median([run(query(i), root)[0] for i in range(runs)])
-    pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng), query)
-    edited = after(root, runs, outside_edit, query)
+    pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng), query, seed=1)
+    edited = after(root, runs, outside_edit, query, seed=2)
     run([LOA_MEM, "context"], root)
     context = median([run([LOA_MEM, "context"], root)[0] for _ in range(runs)])
     context_pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng),
-                           lambda i: [LOA_MEM, "context"])
+                           lambda i: [LOA_MEM, "context"], seed=3)
     git(root, "commit", "-qam", "edits", "--allow-empty")
     clone = where / f"clone-{size}"
     git(where, "clone", "-q", str(root), str(clone))
