@@ -8,7 +8,7 @@ When every change since the side cache was written is entries appended at the en
 (`context_catchup`) would catch the index up and rank the shortlist again:
 - checks that each changed file still begins with the recorded text (its first bytes have the
   CRC recorded) and that what follows starts a top-level item, and reads only what follows
-  (`yamlfast.load_part`);
+  (`yamllines` for entries in the plainest layout, else `yamlfast.load_part`);
 - gives each appended entry the columns the index would (`indexrows`): live, active, ranked,
   and recall's score, computed as the index's SQL computes it (`scoring`);
 - extends the memo (`context.memo`): the count of active memories, the expiry bounds, each
@@ -24,8 +24,8 @@ above its end or replaced, an appended entry that expires within the warning win
 effectiveness record, repeats a listed id, or whose score is too close to another's to order
 them without SQLite's rounding; a memo or shortlist past its span; JSON or --query.
 
-Light on purpose (the hook runs it): the standard library, `zlib`, the context modules, and the
-fast reader only for the appended text.
+Light on purpose (the hook runs it): the standard library, `zlib`, the context modules,
+`yamllines`, and the fast reader only for appended text in another layout.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from itertools import pairwise
 import loa_mem
 from loa_mem.context import block as context
 from loa_mem.context import fast, memo
-from loa_mem.core import cachefile, clock
+from loa_mem.core import cachefile, clock, yamllines
 from loa_mem.core.errors import LoaMemError
 from loa_mem.memory import layout, scoring
 
@@ -194,12 +194,16 @@ def _appended(top: str, path: str, record: list[int]) -> tuple[list[Span], list[
     if zlib.crc32(memoryview(data)[:size]) != crc:
         return None
     tail = data[size:]
-    from loa_mem.core import yamlfast
+    text = tail.decode("utf-8")
+    spans = yamllines.read(text, lines)
+    if spans is None:  # not in the plainest layout: the fast reader (and its `re`) reads it
+        from loa_mem.core import yamlfast
 
-    parsed = yamlfast.load_part(tail.decode("utf-8"), path, lines)
-    if parsed is None or not parsed.spans:
+        parsed = yamlfast.load_part(text, path, lines)
+        spans = parsed.spans if parsed is not None else None
+    if not spans:
         return None
-    return parsed.spans, [*signature, zlib.crc32(tail, crc), lines + tail.count(b"\n"), indent]
+    return spans, [*signature, zlib.crc32(tail, crc), lines + tail.count(b"\n"), indent]
 
 
 def _fingerprint(recorded: list[int], spans: list[Span]) -> list[int]:
