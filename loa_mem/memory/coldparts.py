@@ -109,10 +109,11 @@ def _run(job: Job) -> Result:
     rel, full, start, end, line, prepare, signature = job
     if end < 0:
         try:
-            parsed = yamlfast.load_spans(textfile.read_text(Path(full), rel), rel)
+            text = textfile.read_text(Path(full), rel)
+            # as a part that is the whole file; else the fast reader's fallback and its errors
+            rows = prepare.part_rows(rel, text, 0) or prepare(rel, yamlfast.load_spans(text, rel))
         except InvalidFile as error:
             return rel, start, invalid_values(error), None
-        rows = prepare(rel, parsed)
         return rel, start, rows, _record(full, rel, rows.indent, rows.flow, signature)
     with open(full, "rb") as handle:
         handle.seek(start)
