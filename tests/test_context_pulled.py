@@ -57,6 +57,28 @@ def test_a_pull_is_answered_from_the_appended_entries_alone(
     assert {**blocks[0], "root": ""} == {**blocks[1], "root": ""}
 
 
+@pytest.mark.parametrize("args", [("--json",), ("--query", "deploys")])
+def test_a_start_that_reads_the_index_after_it_catches_the_index_up_without_the_store(
+        started: Path, tmp_path_factory: pytest.TempPathFactory, args: tuple[str, ...]) -> None:
+    where = tmp_path_factory.mktemp("copies")
+    pull(started, "fact", item("MEM-20260131-pulledaa", "Deploys need two approvals.", "fact",
+                               0.99), event=False)
+    assert PULLED in context(started, imports=True)[1]
+    pull(started, "decision", item("MEM-20260131-pulledbb", "Deploys go out on Tuesdays.",
+                                   "decision", 0.97), event=True)
+    assert PULLED in context(started, imports=True)[1]
+    block, imported = context(started, *args, imports=True)
+    assert "loa_mem.integrations.context_catchup" in imported
+    assert "loa_mem.memory.store" not in imported
+    scratch = from_scratch(started, where, *args)
+    if args == ("--json",):
+        assert {**json.loads(block), "root": ""} == {**json.loads(scratch), "root": ""}
+    else:
+        assert block == scratch and "MEM-20260131-pulledbb" in block
+    assert recall(started) == recall(where / "copy-0")
+    assert context(started)[0] == from_scratch(started, where)
+
+
 def test_pulls_into_several_files_with_events_and_later_starts(
         started: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     where = tmp_path_factory.mktemp("copies")

@@ -13,6 +13,9 @@ each of them only grew by entries appended at its end, this path:
 - extends the cached shortlist by the appended entries (an entry added can only raise the bar
   the others must reach), makes the memo again (the count of active memories carried over from
   the old memo while it holds, plus the appended ones) and writes the side cache.
+It also catches the index up with the files the side cache was brought up to date with
+without it (`context_pulled`), when a start needs the index (JSON, --query, a memo past its
+span): their rows are checked against the side cache's fingerprints in the same way.
 So it costs about a warm start plus reading what was appended. Anything else (an edit above
 the end, a file deleted or added, a config or side file changed, a file that does not read, a
 shortlist past its span) answers None and the caller takes the slow path, which opens the
@@ -65,9 +68,9 @@ def _changed(top: str, found: tuple[dict[str, Any], dict[str, Any]], options: co
     """The grimoire files that changed, when this path may take the change; else None."""
     config, side_cache = found
     changes = fast.changes(top, side_cache, config, options.agents)
-    if changes is None or changes == ([], False):  # fresh: stale for a reason not ours
+    if changes is None:
         return None
-    changed, _ = changes
+    changed, _ = changes  # none: the index may be behind the side cache (`_behind`)
     rows, files = side_cache.get("rows"), side_cache["files"]
     if not isinstance(rows, dict) or any(
             path not in rows or fast.signature(os.path.join(top, path)) is None
@@ -88,8 +91,11 @@ def _caught_up(top: str, cache_dir: str, config: dict[str, Any], side_cache: dic
 
     index = Index(os.path.join(cache_dir, "index.sqlite3"))
     try:
-        vouched = None if index.in_memory else _catch_up(index, top, config, side_cache,
-                                                          changed)
+        if index.in_memory:
+            return None
+        behind = _behind(index, top, config, side_cache, changed)
+        changed = [*changed, *behind]
+        vouched = _catch_up(index, top, config, side_cache, changed, bool(behind))
         if vouched is None:
             return None
         side = _side(index, top, cache_dir, config, side_cache, changed, vouched, now_iso)
@@ -105,13 +111,29 @@ def _caught_up(top: str, cache_dir: str, config: dict[str, Any], side_cache: dic
         index.close()
 
 
+def _behind(index: Index, top: str, config: dict[str, Any], side_cache: dict[str, Any],
+            changed: list[str]) -> list[str]:
+    """The grimoire files the side cache was brought up to date with but the index was not
+    (`context_pulled` extends the memo without it): caught up here as if changed, and their
+    rows checked against the side cache's fingerprints like any changed file's."""
+    files = side_cache["files"]
+    found = []
+    for path in fast.grimoire_paths(top, config):
+        held = index.signature(path)
+        if path not in changed and held is not None and files.get(path) not in (None,
+                                                                                 list(held)):
+            found.append(path)
+    return found
+
+
 def _catch_up(index: Index, top: str, config: dict[str, Any], side_cache: dict[str, Any],
-              changed: list[str]) -> set[str] | None:
+              changed: list[str], events: bool = False) -> set[str] | None:
     """The index caught up with the `changed` files and the events log, as the `Store` would;
     None when a file must be parsed whole (the slow path does) or the index is not fresh.
     Returns the files whose catch-up itself vouched that entries were only appended to the
     text the side cache saw (the index had the signature the side cache recorded, and the hash
-    of that text, recorded then, is the hash of the file's beginning now)."""
+    of that text, recorded then, is the hash of the file's beginning now). `events`: read the
+    events log even if it has not grown since the side cache was written."""
     from loa_mem.memory import layout, reread
 
     memory = config["memory_schema"]
@@ -130,7 +152,7 @@ def _catch_up(index: Index, top: str, config: dict[str, Any], side_cache: dict[s
             return None
         if how == reread.APPENDED and before and list(before) == side_cache["files"][path]:
             vouched.add(path)
-    if _events_grew(top, side_cache):
+    if events or _events_grew(top, side_cache):
         from loa_mem.memory import eventlog
 
         eventlog.refresh(index, top, layout.files(top, memory["storage_dir"],
