@@ -97,8 +97,10 @@ class Build:
         self.db.execute("PRAGMA locking_mode=NORMAL")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.close()
-        # a journal left beside the old file would be read as the new file's
-        for suffix in _SUFFIXES:
+        # a journal left beside the old file would be read as the new file's; the old file
+        # goes first too: ext4 writes a file renamed over another out to disk before the
+        # rename returns (5-25 ms here), and a reader meanwhile finds no index, as before a build
+        for suffix in ("", *_SUFFIXES):
             Path(f"{self.target}{suffix}").unlink(missing_ok=True)
         os.replace(self.temp, self.target)
 
