@@ -78,7 +78,9 @@ def ensure(top: Path, grimoires: list[str], events: list[str], others: tuple[str
 
             lead = "" if not text or text.endswith("\n") else "\n"
             note = [] if ATTRIBUTES_NOTE in present else [ATTRIBUTES_NOTE]
-            atomic_write(info, text + lead + "".join(f"{line}\n" for line in note + missing))
+            # per clone, and written again by any command that finds a line missing
+            atomic_write(info, text + lead + "".join(f"{line}\n" for line in note + missing),
+                         durable=False)
 
 
 def _register_drivers(top: Path) -> None:

@@ -12,15 +12,20 @@ from loa_mem.core import events as events_mod
 from loa_mem.core.errors import WriteFailed
 
 
-def atomic_write(path: Path, text: str | bytes, new_mode: int = 0o644) -> None:
-    os.replace(write_temporary(path, text, new_mode), path)
+def atomic_write(path: Path, text: str | bytes, new_mode: int = 0o644, durable: bool = True
+                 ) -> None:
+    """`durable=False` for a file derived again whenever it is missing or wrong: not flushed
+    to disk before the rename (an fsync costs 5-75 ms on a busy disk)."""
+    os.replace(write_temporary(path, text, new_mode, durable), path)
 
 
-def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644) -> Path:
-    """Write `text` beside `path` (its mode, or `new_mode` for a new file; flushed to disk) and
-    return the temporary file; renaming it over `path` is the atomic step. A failed write (disk
-    full, interrupted) leaves no temporary file behind for `loa-mem commit` to pick up later,
-    and a link planted where the temporary goes is refused, not followed."""
+def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644, durable: bool = True
+                    ) -> Path:
+    """Write `text` beside `path` (its mode, or `new_mode` for a new file; flushed to disk
+    unless not `durable`) and return the temporary file; renaming it over `path` is the atomic
+    step. A failed write (disk full, interrupted) leaves no temporary file behind for
+    `loa-mem commit` to pick up later, and a link planted where the temporary goes is refused,
+    not followed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -33,7 +38,8 @@ def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644) -> Pat
         with os.fdopen(os.open(tmp, flags, mode), "wb") as handle:
             handle.write(data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp, mode)
     except BaseException:
         tmp.unlink(missing_ok=True)
