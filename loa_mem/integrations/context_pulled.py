@@ -73,7 +73,7 @@ def block(root: str | None, options: context.Options) -> context.Block | None:
         config, side_cache = found
         now_iso = clock.now_iso()
         side = _extended(top, cache_dir, config, side_cache, options, now_iso)
-    except (OSError, ValueError, KeyError, TypeError, IndexError, LoaMemError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, ArithmeticError, LoaMemError):
         return None
     if side is None:
         return None
