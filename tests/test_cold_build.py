@@ -157,10 +157,13 @@ def test_first_commands_started_together_in_a_fresh_clone_agree(
     full_text_whole(clone)
 
 
+# 2,000 entries are read in parts by the building process itself, 4,000 (over 1 MB) by two
+# forked processes
+@pytest.mark.parametrize("count", [2000, 4000])
 @pytest.mark.parametrize("odd", [False, True])
 def test_a_large_file_read_in_parts_gives_every_entry_its_lines(
-        cli: Cli, store: Path, odd: bool) -> None:
-    ids_in_order = [f"MEM-20260201-{n:08d}" for n in range(2000)]
+        cli: Cli, store: Path, odd: bool, count: int) -> None:
+    ids_in_order = [f"MEM-20260201-{n:08d}" for n in range(count)]
     items = [f"- id: {memory_id}\n  category: fact\n  content: Zebra note {n} on a large "
              f"file, long enough to fill the part of a file that one process reads.\n"
              f"  confidence: 0.9\n  source:\n    session_id: s\n"
@@ -184,6 +187,7 @@ def test_a_large_file_read_in_parts_gives_every_entry_its_lines(
     assert found[ids_in_order[1500]]["content"].startswith(
         "Zebra note 1500, quoted." if odd else "Zebra note 1500 on")
     full_text_whole(store)
+    assert not list(cache(store).glob("*build-*"))
 
 
 def _large_file(count: int = 3000) -> list[str]:
