@@ -186,3 +186,35 @@ def test_a_remember_after_a_pull_sees_every_entry(
     block = context(started)[0]
     assert "MEM-20260131-pulledaa" in block and "Releases go out on Tuesdays." in block
     assert block == from_scratch(started, where)
+
+
+def test_the_text_records_describe_the_files(
+        started: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each record the side cache keeps (signature, CRC-32, line breaks) is that of its file,
+    whoever wrote it: a start from scratch after a whole build, the catch-up path, this one."""
+    import marshal
+    import zlib
+
+    def records(store: Path) -> dict[str, list[int]]:
+        _, value = marshal.loads((store / ".git/loa-mem/context.cache").read_bytes())
+        return dict(value["texts"])
+
+    def described(store: Path) -> None:
+        found = records(store)
+        assert len(found) == 5
+        for path, (_, size, crc, lines, indent) in found.items():
+            data = (store / path).read_bytes()
+            assert (size, crc, lines, indent) == (len(data), zlib.crc32(data),
+                                                  data.count(b"\n"), 0)
+
+    where = tmp_path_factory.mktemp("copies")
+    from_scratch(started, where)  # a whole build, then the side cache from nothing
+    described(where / "copy-0")
+    pull(started, "fact", item("MEM-20260131-pulledaa", "Deploys need two approvals."),
+         event=False)
+    assert PULLED in context(started, imports=True)[1]
+    described(started)
+    pull(started, "fact", item("MEM-20260131-pulledbb", "Soon gone.",
+                               expires="2026-02-03T00:00:00Z"), event=False)
+    assert "loa_mem.integrations.context_catchup" in context(started, imports=True)[1]
+    described(started)

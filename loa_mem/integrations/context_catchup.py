@@ -199,7 +199,7 @@ def _side(index: Index, top: str, cache_dir: str, config: dict[str, Any],
         files[path] = list(signature) if signature else None
     texts = text_records(top, side_cache.get("texts"), {
         p: files[p] for p in fast.grimoire_paths(top, config) if p in files},
-        lambda p: (index.signature(p), index.layout(p)))
+        index)
     write(cache_dir, {"format": fast.SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                               "index_schema": side_cache["index_schema"],
                               "events": [events_path, events[1] if events else 0],

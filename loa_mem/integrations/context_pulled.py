@@ -44,8 +44,9 @@ from loa_mem.memory import layout, scoring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from typing import Any
+
+    from loa_mem.memory.index import Index
 
     Span = tuple[Any, int, int, dict[str, int], int]  # yamlfast's: data, first, last, keys, hash
     # a memo row: id, confidence, None, recency, bonus, total, path, first line, data,
@@ -134,24 +135,26 @@ def _archive_paths(top: str, config: dict[str, Any]) -> set[str]:
 
 # -- the files' text ------------------------------------------------------------------------------
 def text_record(top: str, path: str, signature: list[int] | tuple[int, int] | None,
-                indent: int) -> list[int] | None:
+                indent: int, lines: int | None = None) -> list[int] | None:
     """The `texts` record of the grimoire file `path` as it is with `signature` (the one the
     index holds its rows for): [mtime_ns, size, CRC-32, lines, indent]; None when the
     file no longer has that signature or its list is not at the margin (the fast reader reads
-    a part of a file only there)."""
+    a part of a file only there). `lines`: its line breaks, when known (else counted)."""
     if signature is None or indent != 0:
         return None
-    read = _scan(os.path.join(top, path), None)
+    read = _scan(os.path.join(top, path), None, count=lines is None)
     if read is None or read.signature != list(signature):
         return None
-    return [*read.signature, read.crc, read.lines, indent]
+    return [*read.signature, read.crc, read.lines if lines is None else lines, indent]
 
 
-def text_records(top: str, previous: Any, signatures: dict[str, Any],
-                 indexed: Callable[[str], tuple[Any, tuple[int, bool]]]) -> dict[str, list[int]]:
+def text_records(top: str, previous: Any, signatures: dict[str, Any], index: Index
+                 ) -> dict[str, list[int]]:
     """The `texts` records of the grimoire files `signatures` (path -> signature now): each
-    previous record that still describes its file, else a new one when the index holds the
-    file's rows for that signature (`indexed(path)`: the index's signature and layout)."""
+    previous record that still describes its file, else a new one when `index` holds the
+    file's rows for that signature."""
+    from loa_mem.memory import reread
+
     known = previous if isinstance(previous, dict) else {}
     found = {}
     for path, signature in signatures.items():
@@ -159,10 +162,12 @@ def text_records(top: str, previous: Any, signatures: dict[str, Any],
         if signature is not None and record is not None and record[:2] == list(signature):
             found[path] = record
             continue
-        held, (indent, flow) = indexed(path)
+        held = index.signature(path)
+        indent, flow = index.layout(path)
         if held is not None and signature is not None and list(held) == list(signature) and (
                 not flow):
-            record = text_record(top, path, signature, indent)
+            record = text_record(top, path, signature, indent,
+                                 reread.recorded_lines(index, path))
             if record is not None:
                 found[path] = record
     return found
@@ -182,9 +187,9 @@ class Scan:
 _CHUNK = 1 << 18
 
 
-def _scan(full: str, size: int | None) -> Scan | None:
+def _scan(full: str, size: int | None, count: bool = False) -> Scan | None:
     """The file's signature, the CRC-32 of its first `size` bytes (all of them: None), their
-    lines (counted only for all), their last byte, and the bytes after them; None when it is
+    lines (counted only when `count`), their last byte, and the bytes after them; None when it is
     shorter or changed while it was read. The first bytes are read in chunks into one buffer:
     reading 9 MB whole into new memory took twice as long as hashing them."""
     with open(full, "rb", buffering=0) as handle:
@@ -201,7 +206,7 @@ def _scan(full: str, size: int | None) -> Scan | None:
                 if not read:
                     return None
                 crc, last, left = zlib.crc32(view[:read], crc), buffer[read - 1], left - read
-                if size is None:
+                if count:
                     lines += buffer.count(b"\n", 0, read)
         tail = handle.read() if size is not None else b""
     after = os.stat(full)

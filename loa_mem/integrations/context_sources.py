@@ -88,8 +88,7 @@ def refresh(store: Store, agents: tuple[str, ...], memo_ok: bool = True) -> dict
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
     events = signature(str(store.top / newest))
     grimoires = {g.path: files[g.path] for g in store.grimoire_files()}
-    texts = context_pulled.text_records(top, previous.get("texts"), grimoires, lambda p: (
-        store.index.signature(p), store.index.layout(p)))
+    texts = context_pulled.text_records(top, previous.get("texts"), grimoires, store.index)
     write(store.cache_dir, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
                    "files": files, "rows": store.index.fingerprints(), "texts": texts,

@@ -151,6 +151,13 @@ _KEY = "reread:"
 _BLOCK = 256  # items per recorded block
 
 
+def recorded_lines(index: Index, path: str) -> int | None:
+    """The line breaks in the text of `path` the index holds rows of, when the blocks recorded
+    at its last catch-up or build describe that text; else None."""
+    record = _record(index, path)
+    return None if record is None else int(record["lines"])
+
+
 def _record(index: Index, path: str) -> dict[str, Any] | None:
     """The blocks recorded when `path` was last caught up, if its rows still are that text."""
     stored = index.meta(_KEY + path)
