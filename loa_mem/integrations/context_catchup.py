@@ -32,7 +32,8 @@ from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.core import cachefile, clock
 from loa_mem.core.errors import LoaMemError
-from loa_mem.integrations.context_pulled import META_SUFFIX, meta_files, text_records
+from loa_mem.integrations.context_pulled import META_SUFFIX, meta_files
+from loa_mem.integrations.context_texts import text_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

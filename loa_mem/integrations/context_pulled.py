@@ -40,13 +40,12 @@ from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.core import cachefile, clock, yamllines
 from loa_mem.core.errors import LoaMemError
+from loa_mem.integrations.context_texts import scan
 from loa_mem.memory import layout, scoring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
-
-    from loa_mem.memory.index import Index
 
     Span = tuple[Any, int, int, dict[str, int], int]  # yamlfast's: data, first, last, keys, hash
     # a memo row: id, confidence, None, recency, bonus, total, path, first line, data,
@@ -133,94 +132,11 @@ def _archive_paths(top: str, config: dict[str, Any]) -> set[str]:
             for p in layout.files(top, archive, c["storage_file"])}
 
 
-# -- the files' text ------------------------------------------------------------------------------
-def text_record(top: str, path: str, signature: list[int] | tuple[int, int] | None,
-                indent: int, lines: int | None = None) -> list[int] | None:
-    """The `texts` record of the grimoire file `path` as it is with `signature` (the one the
-    index holds its rows for): [mtime_ns, size, CRC-32, lines, indent]; None when the
-    file no longer has that signature or its list is not at the margin (the fast reader reads
-    a part of a file only there). `lines`: its line breaks, when known (else counted)."""
-    if signature is None or indent != 0:
-        return None
-    read = _scan(os.path.join(top, path), None, count=lines is None)
-    if read is None or read.signature != list(signature):
-        return None
-    return [*read.signature, read.crc, read.lines if lines is None else lines, indent]
-
-
-def text_records(top: str, previous: Any, signatures: dict[str, Any], index: Index
-                 ) -> dict[str, list[int]]:
-    """The `texts` records of the grimoire files `signatures` (path -> signature now): each
-    previous record that still describes its file, else a new one when `index` holds the
-    file's rows for that signature."""
-    from loa_mem.memory import reread
-
-    known = previous if isinstance(previous, dict) else {}
-    found = {}
-    for path, signature in signatures.items():
-        record = known.get(path)
-        if signature is not None and record is not None and record[:2] == list(signature):
-            found[path] = record
-            continue
-        held = index.signature(path)
-        indent, flow = index.layout(path)
-        if held is not None and signature is not None and list(held) == list(signature) and (
-                not flow):
-            record = text_record(top, path, signature, indent,
-                                 reread.recorded_lines(index, path))
-            if record is not None:
-                found[path] = record
-    return found
-
-
-class Scan:
-    """What `_scan` read of a file."""
-
-    __slots__ = ("crc", "last", "lines", "signature", "tail")
-
-    def __init__(self, signature: list[int], crc: int, lines: int, last: int,
-                 tail: bytes) -> None:
-        self.signature, self.crc, self.lines, self.last, self.tail = (signature, crc, lines,
-                                                                       last, tail)
-
-
-_CHUNK = 1 << 18
-
-
-def _scan(full: str, size: int | None, count: bool = False) -> Scan | None:
-    """The file's signature, the CRC-32 of its first `size` bytes (all of them: None), their
-    lines (counted only when `count`), their last byte, and the bytes after them; None when it is
-    shorter or changed while it was read. The first bytes are read in chunks into one buffer:
-    reading 9 MB whole into new memory took twice as long as hashing them."""
-    with open(full, "rb", buffering=0) as handle:
-        before = os.fstat(handle.fileno())
-        end = before.st_size if size is None else size
-        if end > before.st_size:
-            return None
-        crc = lines = last = 0
-        buffer = bytearray(min(_CHUNK, end))
-        with memoryview(buffer) as view:
-            left = end
-            while left:
-                read = handle.readinto(view[:min(len(buffer), left)])
-                if not read:
-                    return None
-                crc, last, left = zlib.crc32(view[:read], crc), buffer[read - 1], left - read
-                if count:
-                    lines += buffer.count(b"\n", 0, read)
-        tail = handle.read() if size is not None else b""
-    after = os.stat(full)
-    signature = [before.st_mtime_ns, before.st_size]
-    if signature != [after.st_mtime_ns, after.st_size] or end + len(tail) != before.st_size:
-        return None
-    return Scan(signature, crc, lines, last, tail)
-
-
 def _appended(top: str, path: str, record: list[int]) -> tuple[list[Span], list[int]] | None:
     """The entries appended to `path` after the text `record` describes, and the record of the
     file now; None when its beginning changed or what follows is not whole items."""
     _, size, crc, lines, indent = record
-    read = _scan(os.path.join(top, path), size) if indent == 0 else None
+    read = scan(os.path.join(top, path), size) if indent == 0 else None
     if read is None or read.crc != crc or not read.tail or read.tail[0] != 45 or (
             size and read.last != 10):  # the text recorded, then "\n", then "-"
         return None

@@ -36,6 +36,7 @@ from loa_mem.core import cachefile, clock
 from loa_mem.integrations import context_pulled
 from loa_mem.integrations.context_catchup import appended_rows, block, extend_shortlist, write
 from loa_mem.integrations.context_pulled import META_SUFFIX, meta_files
+from loa_mem.integrations.context_texts import text_records
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up path's import budget
@@ -88,7 +89,7 @@ def refresh(store: Store, agents: tuple[str, ...], memo_ok: bool = True) -> dict
     newest = store.event_logs()[-1]  # the file a command that ran since would have grown
     events = signature(str(store.top / newest))
     grimoires = {g.path: files[g.path] for g in store.grimoire_files()}
-    texts = context_pulled.text_records(top, previous.get("texts"), grimoires, store.index)
+    texts = text_records(top, previous.get("texts"), grimoires, store.index)
     write(store.cache_dir, {"format": SIDE_FORMAT, "loa_mem": loa_mem.__version__,
                    "index_schema": schema, "events": [newest, events[1] if events else 0],
                    "files": files, "rows": store.index.fingerprints(), "texts": texts,
