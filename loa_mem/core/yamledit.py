@@ -30,7 +30,43 @@ def _round_trip() -> Any:
     rt.width = 4096
     rt.indent(mapping=2, sequence=2, offset=0)
     rt.representer.add_representer(type(None), _represent_null)
+    rt.representer.add_representer(str, _represent_str)
     return rt
+
+
+def _represent_str(representer: Any, text: str) -> Any:
+    """A new string that loa-mem's readers (YAML 1.1, as PyYAML reads) would take for another
+    type when written plain ("no", "on", "12:30") is single-quoted: ruamel writes YAML 1.2,
+    where those are strings, so an agent named "no" came back as False. Plain strings loaded
+    from the file stay as they were written (`_keep_plain`)."""
+    from loa_mem.core import yamlio
+
+    if text and yamlio.plain_tag(text) != "tag:yaml.org,2002:str":
+        return representer.represent_scalar("tag:yaml.org,2002:str", text, style="'")
+    return representer.represent_str(text)
+
+
+def _keep_plain(node: Any) -> Any:
+    """`node` (a loaded round-trip document) with each plain string value that YAML 1.1 reads
+    as another type marked to be written plain again: quoting a hand-written `flag: no` on an
+    edit would change what the file means to loa-mem's readers."""
+    from ruamel.yaml.scalarstring import PlainScalarString
+
+    from loa_mem.core import yamlio
+
+    def kept(value: Any) -> Any:
+        if type(value) is str and value and \
+                yamlio.plain_tag(value) != "tag:yaml.org,2002:str":
+            return PlainScalarString(value)
+        return _keep_plain(value)
+
+    if isinstance(node, dict):
+        for key in list(node):
+            node[key] = kept(node[key])
+    elif isinstance(node, list):
+        for at, value in enumerate(node):
+            node[at] = kept(value)
+    return node
 
 
 def _represent_null(representer: Any, _: None) -> Any:
@@ -79,7 +115,7 @@ def edit_item(item_text: str, indent: int, change: Callable[[Any], None]) -> str
     lead = re.match(r"-[ ]+(?=[^\s#])", lines[0]) if lines else None
     if lead is None:  # an unusual item ("-" alone on its line): ruamel's default layout
         rt = _round_trip()
-        document = rt.load(text)
+        document = _keep_plain(rt.load(text))
         change(document[0])
         out = io.StringIO()
         rt.dump(document, out)
@@ -90,7 +126,7 @@ def edit_item(item_text: str, indent: int, change: Callable[[Any], None]) -> str
     rt = _round_trip()
     mapping, sequence, offset = _nested_indents(body)
     rt.indent(mapping=mapping, sequence=sequence, offset=offset)
-    document = rt.load("".join(body))
+    document = _keep_plain(rt.load("".join(body)))
     change(document)
     out = io.StringIO()
     rt.dump(document, out)
@@ -127,7 +163,7 @@ def round_trip_load(text: str, path: str) -> Any:
 
     load(text, path)  # the same syntax errors, and aliases bounded, before ruamel builds it
     try:
-        return _round_trip().load(text)
+        return _keep_plain(_round_trip().load(text))
     except MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
