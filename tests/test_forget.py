@@ -88,6 +88,26 @@ def test_restore_brings_the_entry_back_byte_for_byte(cli: Cli, store: Path) -> N
     assert cli.ok("validate", "--json").json()["problems"] == []
 
 
+@pytest.mark.parametrize("damage", [b"\xff\xfe not UTF-8\n", b"  - : [unclosed\n"])
+def test_restore_looks_past_a_version_committed_broken(cli: Cli, store: Path,
+                                                       damage: bytes) -> None:
+    """The entry's file was committed broken by accident (not UTF-8, not YAML), then the entry
+    was cleaned out by hand: restore finds it in the last readable version."""
+    _, second, _ = _three(cli)
+    facts = support.grimoire(store, "fact")
+    original = _block(facts.read_text(encoding="utf-8"), second)
+    facts.write_bytes(facts.read_bytes() + damage)
+    git(store, "commit", "-qam", "broken by accident")
+    facts.write_text(facts.read_text(encoding="utf-8", errors="replace").split(
+        f"- id: {second}")[0], encoding="utf-8")
+    git(store, "commit", "-qam", "cleaned by hand")
+
+    cli.ok("restore", second)
+
+    assert _block(facts.read_text(encoding="utf-8"), second) == original
+    assert cli.ok("validate", "--json").json()["problems"] == []
+
+
 def test_restore_of_an_active_entry_is_nothing_to_do(cli: Cli, store: Path) -> None:
     first, _, _ = _three(cli)
     commits = support.commit_count(store)

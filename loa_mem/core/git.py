@@ -272,18 +272,24 @@ def _span_at(top: Path, rev: str, needle: str, paths: list[str]) -> tuple[str, i
 
 
 def file_at(top: Path, sha: str, path: str) -> str | None:
-    repo = _repo(top)
+    """The text of `path` in commit `sha`; None when it is not there or not UTF-8 text (a
+    version committed broken by accident)."""
+    with _repo(top) as repo:  # closed: its `git cat-file` processes end with this call
+        try:
+            blob = repo.commit(sha).tree / path
+        except (KeyError, ValueError):
+            return None
+        data: bytes = blob.data_stream.read()
     try:
-        blob = repo.commit(sha).tree / path
-    except (KeyError, ValueError):
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
-    data: bytes = blob.data_stream.read()
-    return data.decode("utf-8")
 
 
 def parent_of(top: Path, sha: str) -> str | None:
-    parents = _repo(top).commit(sha).parents
-    return parents[0].hexsha if parents else None
+    with _repo(top) as repo:
+        parents = repo.commit(sha).parents
+        return parents[0].hexsha if parents else None
 
 
 def file_bytes_at(top: Path, sha: str, path: str) -> bytes | None:

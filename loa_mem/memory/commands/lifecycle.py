@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from loa_mem.core import clock, git, textfile, yamledit, yamlio
-from loa_mem.core.errors import NotFound, NothingToDo, Refused
+from loa_mem.core.errors import InvalidFile, NotFound, NothingToDo, Refused
 from loa_mem.core.sensitive import refuse_sensitive
 from loa_mem.memory import rules as model
 from loa_mem.memory.index import Row
@@ -143,7 +143,11 @@ def _find_in_history(store: Store, memory_id: str) -> tuple[str, str, str] | Non
                 if text is None or memory_id not in text:
                     continue
                 lines = text.splitlines(True)
-                for item in yamlio.load_list(text, f"{path}@{sha[:8]}").items:
+                try:
+                    items = yamlio.load_list(text, f"{path}@{sha[:8]}").items
+                except InvalidFile:  # that version was broken: an older one may hold it
+                    continue
+                for item in items:
                     if isinstance(item.data, dict) and item.data.get("id") == memory_id:
                         return sha, path, "".join(lines[item.first_line - 1:item.last_line])
     return None
