@@ -117,10 +117,14 @@ def test_shell_completion_completes_commands_and_options(tmp_path: Path) -> None
 
 
 def test_the_completion_script_can_be_shown_and_installed(tmp_path: Path) -> None:
-    shown = run_loa_mem(tmp_path, "--show-completion", "bash")
+    # the shell named, not detected: detection walks up the process tree, and a test run
+    # started without a shell above it (a detached job, some CI runners) finds none
+    named = {"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    shown = run_loa_mem(tmp_path, "--show-completion", "bash", env=named)
     assert shown.returncode == 0 and "_LOA_MEM_COMPLETE" in shown.stdout
 
-    installed = run_loa_mem(tmp_path, "--install-completion", "bash", env={"SHELL": "/bin/bash"})
+    installed = run_loa_mem(tmp_path, "--install-completion", "bash",
+                            env={**named, "SHELL": "/bin/bash"})
     assert installed.returncode == 0, installed.stderr
     assert "_LOA_MEM_COMPLETE" in (Path(os.environ["HOME"]) / ".bashrc").read_text() or any(
         "loa-mem" in p.name for p in Path(os.environ["HOME"]).rglob("*"))
