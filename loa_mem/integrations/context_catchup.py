@@ -32,7 +32,7 @@ from loa_mem.context import block as context
 from loa_mem.context import fast, memo
 from loa_mem.core import cachefile, clock
 from loa_mem.core.errors import LoaMemError
-from loa_mem.integrations.context_pulled import META_SUFFIX, meta_files
+from loa_mem.integrations.context_pulled import META_SUFFIX, extended_fingerprint, meta_files
 from loa_mem.integrations.context_texts import text_records
 
 TYPE_CHECKING = False
@@ -42,8 +42,6 @@ if TYPE_CHECKING:
     from typing import Any
 
     from loa_mem.memory.index import Index
-
-_HALF = 4294967295  # the low 32 bits: `Index.fingerprints` sums each half of a text hash
 
 
 def block(root: str | None, options: context.Options) -> context.Block | None:
@@ -178,13 +176,7 @@ def _side(index: Index, top: str, cache_dir: str, config: dict[str, Any],
     if appended is None:
         return None
     for path, tail in appended.items():
-        n, hashed, low, high, last = rows[path]
-        for _, text_hash, last_line, _, _ in tail:
-            n, last = n + 1, max(last, last_line)
-            if text_hash is not None:
-                hashed, low = hashed + 1, low + (text_hash & _HALF)
-                high += (text_hash >> 32) & _HALF
-        rows[path] = [n, hashed, low, high, last]
+        rows[path] = extended_fingerprint(rows[path], ((row[2], row[1]) for row in tail))
     added = [row for tail in appended.values() for row in tail]
     before = side_cache["side"]
     shortlist = extend_shortlist(index, before["shortlist"], [r[0] for r in added])

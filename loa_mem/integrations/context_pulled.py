@@ -45,6 +45,7 @@ from loa_mem.memory import layout, scoring
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
 
     Span = tuple[Any, int, int, dict[str, int], int]  # yamlfast's: data, first, last, keys, hash
@@ -111,7 +112,7 @@ def _extended(top: str, cache_dir: str, config: dict[str, Any], side_cache: dict
             return None
         spans, texts[path] = read
         files[path] = texts[path][:2]
-        rows[path] = _fingerprint(rows[path], spans)
+        rows[path] = extended_fingerprint(rows[path], ((s[2], s[4]) for s in spans))
         added.extend(_entry(span, path, path in archived) for span in spans)
     extended = _side(top, config, side, added, now_iso)
     if extended is None or meta_files(top) != {p for p in files if p.endswith(META_SUFFIX)}:
@@ -153,13 +154,16 @@ def _appended(top: str, path: str, record: list[int]) -> tuple[list[Span], list[
     return spans, [*signature, zlib.crc32(tail, crc), lines + tail.count(b"\n"), indent]
 
 
-def _fingerprint(recorded: list[int], spans: list[Span]) -> list[int]:
-    """`Index.fingerprints` of a file after the `spans` were appended to its rows."""
+def extended_fingerprint(recorded: list[int], added: Iterable[tuple[int, int | None]]
+                         ) -> list[int]:
+    """`Index.fingerprints` of a file after rows were appended to it: `added` gives each new
+    row's (last line, text hash or None)."""
     n, hashed, low, high, last = recorded
-    for _, _, last_line, _, text_hash in spans:
+    for last_line, text_hash in added:
         n, last = n + 1, max(last, last_line)
-        hashed, low, high = hashed + 1, low + (text_hash & _HALF), high + (
-            (text_hash >> 32) & _HALF)
+        if text_hash is not None:
+            hashed, low = hashed + 1, low + (text_hash & _HALF)
+            high += (text_hash >> 32) & _HALF
     return [n, hashed, low, high, last]
 
 
