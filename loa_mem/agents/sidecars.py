@@ -21,7 +21,8 @@ from loa_mem.core import clock, yamledit, yamlio
 from loa_mem.core.errors import InvalidFile, Refused
 
 if TYPE_CHECKING:
-    from loa_mem.memory.store import Store, Transaction
+    from loa_mem.memory.store import Store
+    from loa_mem.memory.transaction import Transaction
 
 __all__ = ["RELATIONSHIP_KINDS", "agent_names", "agents_dir", "check_agent_name", "load_sidecar",
            "new_sidecar", "plain", "put_sidecar", "read_sidecar", "sidecar_rel"]

@@ -12,7 +12,8 @@ from loa_mem.agents.sidecars import state_index_rel
 from loa_mem.core.errors import InvalidFile
 
 if TYPE_CHECKING:
-    from loa_mem.memory.store import Store, Transaction
+    from loa_mem.memory.store import Store
+    from loa_mem.memory.transaction import Transaction
 
 __all__ = ["load_checked", "read_checked", "save", "settings", "state_index_rel"]
 

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from loa_mem.core.errors import GitFailed, NotARepo
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
 
 _KEEP = {
     "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSL_CAINFO", "GIT_SSL_NO_VERIFY",
@@ -25,6 +27,15 @@ _KEEP = {
     "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
     "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM", "GIT_TERMINAL_PROMPT",
 }
+
+
+def _process(command: list[str], check: bool = False, **options: Any
+             ) -> subprocess.CompletedProcess[Any]:
+    """`subprocess.run`, imported on first use: a command that starts no git process (a
+    recall, a first recall in a fresh clone) does not pay for the module (~10 ms)."""
+    import subprocess
+
+    return subprocess.run(command, check=check, **options)
 
 
 def clean_env(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -85,7 +96,7 @@ def git_dir(top: Path) -> Path:
 
 
 def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> str:
-    result = subprocess.run(
+    result = _process(
         ["git", *args], cwd=top, env=clean_env(), input=stdin, capture_output=True,
         text=True, errors="replace", check=False,  # a hand-committed binary must not crash us
     )
@@ -93,7 +104,8 @@ def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> 
         detail = (result.stderr or result.stdout).strip().splitlines()
         raise GitFailed(f"git {args[0]} failed: {detail[-1] if detail else result.returncode}",
                         _hint(result.stderr))
-    return result.stdout
+    output: str = result.stdout
+    return output
 
 
 def _hint(stderr: str) -> str:
@@ -143,8 +155,8 @@ def commit(top: Path, paths: list[str], message: str) -> str | None:
 
 
 def _git(top: Path, args: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=top, env=clean_env(), input=stdin,
-                          capture_output=True, text=True, check=False)
+    return _process(["git", *args], cwd=top, env=clean_env(), input=stdin,
+                     capture_output=True, text=True, check=False)
 
 
 def _nothing_to_commit(output: str) -> bool:
@@ -183,8 +195,7 @@ def message(op: str, what: str, ids: list[str], extra: dict[str, str] | None = N
     return subject + "\n\n" + middle + "\n".join(trailers) + "\n"
 
 
-@dataclass(frozen=True)
-class CommitInfo:
+class CommitInfo(NamedTuple):
     sha: str
     date: str
     subject: str
@@ -294,8 +305,8 @@ def parent_of(top: Path, sha: str) -> str | None:
 
 def file_bytes_at(top: Path, sha: str, path: str) -> bytes | None:
     """The bytes of `path` in commit `sha` exactly as committed, or None when it is not there."""
-    result = subprocess.run(["git", "cat-file", "blob", f"{sha}:{path}"], cwd=top,
-                            env=clean_env(), capture_output=True, check=False)
+    result = _process(["git", "cat-file", "blob", f"{sha}:{path}"], cwd=top,
+                       env=clean_env(), capture_output=True, check=False)
     return result.stdout if result.returncode == 0 else None
 
 
@@ -328,8 +339,8 @@ def uncommitted(top: Path, paths: list[str]) -> set[str]:
 def read_blobs(top: Path, rev: str, paths: list[str]) -> dict[str, str | None]:
     """`rev:path` for every path in one `git cat-file --batch` call (None when absent)."""
     request = "".join(f"{rev}:{p}\n" for p in paths).encode()
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=top, env=clean_env(),
-                         input=request, capture_output=True, check=True).stdout
+    out = _process(["git", "cat-file", "--batch"], cwd=top, env=clean_env(),
+                    input=request, capture_output=True, check=True).stdout
     texts: dict[str, str | None] = {}
     position = 0
     for path in paths:
@@ -347,14 +358,14 @@ def read_blobs(top: Path, rev: str, paths: list[str]) -> dict[str, str | None]:
 
 def blob_text(top: Path, sha: str) -> str:
     """The text of blob `sha` ('' when git cannot read it)."""
-    found = subprocess.run(["git", "cat-file", "blob", sha], cwd=top, env=clean_env(),
-                           capture_output=True, check=False).stdout
+    found: bytes = _process(["git", "cat-file", "blob", sha], cwd=top, env=clean_env(),
+                            capture_output=True, check=False).stdout
     return found.decode("utf-8", "replace")
 
 
 def merge_file(ours: Path, base: Path, theirs: Path, label: str, marker: int) -> int:
     """git's own three-way line merge into `ours`; the number of conflicts."""
-    result = subprocess.run(
+    result = _process(
         ["git", "merge-file", f"--marker-size={marker}", "-L", "ours", "-L", "base", "-L",
          label, str(ours), str(base), str(theirs)],
         env=clean_env(), capture_output=True, check=False)
@@ -365,6 +376,7 @@ def commit_tree(top: Path, tree: str, parent: str | None, message: str,
                 identity: dict[str, str]) -> str:
     """A commit object of `tree` (author and committer from `identity`), on no branch yet."""
     args = ["git", "commit-tree", tree, *(["-p", parent] if parent else [])]
-    done = subprocess.run(args, cwd=top, input=message, capture_output=True, text=True,
-                          env={**clean_env(), **identity}, check=True)
-    return done.stdout.strip()
+    done = _process(args, cwd=top, input=message, capture_output=True, text=True,
+                    env={**clean_env(), **identity}, check=True)
+    made: str = done.stdout
+    return made.strip()

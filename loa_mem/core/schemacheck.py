@@ -16,16 +16,14 @@ for the other schemas.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from loa_mem.core import schemas
 
 
-@dataclass(frozen=True)
-class SchemaProblem:
+class SchemaProblem(NamedTuple):
     path: tuple[str | int, ...]
     message: str
 

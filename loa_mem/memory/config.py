@@ -10,9 +10,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from loa_mem.core import cachefile
 from loa_mem.core.errors import ConfigError, SwitchedOff
@@ -63,8 +62,7 @@ BUILTIN["trust"] = {}
 BUILTIN["capture"] = {"decisions_file": "grimoires/loa/decisions.yaml", "stderr_lines": 5}
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
     data: dict[str, Any]
 
     @property

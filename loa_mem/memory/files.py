@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from loa_mem.memory.index import Signature
 
 
-@dataclass(frozen=True)
-class GrimoireFile:
+class GrimoireFile(NamedTuple):
     category: str
     path: str
     in_archive: bool

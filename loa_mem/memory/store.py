@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from loa_mem.core import clock, git, gitwrite, textfile
+from loa_mem.core import clock, git, textfile
 from loa_mem.core import events as events_mod
 from loa_mem.core.errors import InvalidFile, NoStore, NotARepo, NotFound, Refused
 from loa_mem.memory import config as config_mod
@@ -30,10 +30,10 @@ from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.files import GrimoireFile, signature_of
 from loa_mem.memory.index import Index, Row, Signature
 from loa_mem.memory.indexrows import FileRows, file_rows
-from loa_mem.memory.transaction import Transaction
 
 if TYPE_CHECKING:
     from loa_mem.core.located import ListFile
+    from loa_mem.memory.transaction import Transaction
 
 
 def _refuse_emptied(top: Path, path: str) -> None:
@@ -369,7 +369,10 @@ class Store:
 
     @contextmanager
     def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
-        from loa_mem.core import lock
+        # here, not at the top: a command that only reads (a first recall in a fresh clone
+        # builds the index through this module) does not import the write path
+        from loa_mem.core import gitwrite, lock
+        from loa_mem.memory.transaction import Transaction
 
         commit = commit and self.config.auto_commit
         self.require_init()
@@ -397,5 +400,5 @@ def require_parsed(store: Store, path: str) -> None:
     raise InvalidFile(path, 1, 1, "not a grimoire file")
 
 
-__all__ = ["GrimoireFile", "Store", "Transaction", "locate_top", "require_parsed",
+__all__ = ["GrimoireFile", "Store", "locate_top", "require_parsed",
            "signature_of"]

@@ -11,7 +11,8 @@ from loa_mem.core.errors import InvalidFile, NotFound, NothingToDo, Refused
 from loa_mem.core.sensitive import refuse_sensitive
 from loa_mem.memory import rules as model
 from loa_mem.memory.index import Row
-from loa_mem.memory.store import Store, Transaction
+from loa_mem.memory.store import Store
+from loa_mem.memory.transaction import Transaction
 
 ARCHIVE_FIELDS = ("archived", "archived_at", "archive_reason")
 
