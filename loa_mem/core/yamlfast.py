@@ -232,7 +232,9 @@ def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | Non
     None when they do not read as one item each."""
     from loa_mem.core import yamlio
 
-    texts = [chunk if chunk.endswith("\n") else chunk + "\n" for _, chunk in pieces]
+    # as they stand: a last line without its line break is read as such (`|`, `|+`, `>` keep
+    # the break when there is one); only the file's last item can end so
+    texts = [chunk for _, chunk in pieces]
     try:
         parsed = yamlio.load_list("".join(texts), path)
     except InvalidFile:
@@ -242,13 +244,14 @@ def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | Non
     found = []
     line = 0
     for (start, _), text, item in zip(pieces, texts, parsed.items, strict=True):
-        if not line < item.first_line <= item.last_line <= line + text.count("\n"):
+        size = text.count("\n") + (not text.endswith("\n"))
+        if not line < item.first_line <= item.last_line <= line + size:
             return None
         shift = start - line
         found.append(Located(item.data, item.first_line + shift, item.last_line + shift,
                                     {k: v + shift for k, v in item.key_lines.items()},
                                     item.text_hash))
-        line += text.count("\n")
+        line += size
     return found
 
 

@@ -126,9 +126,16 @@ class Item:
         body = self.lines[at:end]
         if not body or (end < len(self.lines) and not self.lines[end].strip(" ")):
             raise Unsure  # empty, or blank lines after it (the full parser counts them)
-        depth = len(body[0]) - len(body[0].lstrip(" "))
-        if depth == 0 or any(line.strip(" ") and not line.startswith(" " * depth)
-                             for line in body):
+        if self.start + end == len(self.file_lines):
+            raise Unsure  # the file's last line, without its line break: `|` keeps none
+        # the indentation of its first line with text; blank lines before it as long or
+        # shorter (longer ones are the full parser's, which refuses them)
+        first = 0
+        while not body[first].strip(" "):
+            first += 1
+        depth = len(body[first]) - len(body[first].lstrip(" "))
+        if depth == 0 or any(len(line) > depth for line in body[:first]) or any(
+                line.strip(" ") and not line.startswith(" " * depth) for line in body):
             raise Unsure
         self.last = end - 1
         text = "\n".join(line[depth:] for line in body)

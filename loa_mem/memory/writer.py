@@ -7,6 +7,7 @@ from the text that will be written, so the index holds exactly what the file say
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -60,7 +61,8 @@ class FileResult:
                 return None
             text = text[:at] + new + text[at + len(old):]
         if self.appended_text:
-            text = "".join(_ready_for_append(text.splitlines(keepends=True), False, ending))
+            lines = text.splitlines(keepends=True)
+            text = "".join(_ready_for_append(lines, _holds_items(lines), ending))
             text += ended(self.appended_text, ending)
         return text.encode("utf-8")
 
@@ -166,11 +168,27 @@ def _dump(entry: dict[str, Any], indent: int) -> str:
 
 
 def _ready_for_append(lines: list[str], has_entries: bool, ending: str) -> list[str]:
-    if not has_entries:
-        lines = [line for line in lines if line.split("#", 1)[0].strip() != "[]"]
+    """The file's lines ready for entries written after them: without a document end marker
+    (`...`: entries after it would start a second document, which does not parse), and, in a
+    file without entries, without the empty list's own text (`[]`, `[ ]`, `--- []`, `[` and
+    `]` on two lines: entries after it would not parse either)."""
+    lines = [line for line in lines if not _DOCUMENT_END(line)
+             and (has_entries or not _EMPTY_LIST(line.split("#", 1)[0].strip()))]
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += ending
     return lines
+
+
+# a document end marker, alone on its line but for a comment
+_DOCUMENT_END = re.compile(r"\.\.\.(?:[ \t]+#.*)?\s*").fullmatch
+# an empty list's text, or a line of it, with what may stand before it: "---", a tag
+_EMPTY_LIST = re.compile(r"(?:---|(?:--- *)?(?:!!seq *)?(?:\[ *\]?|\]))").fullmatch
+
+
+def _holds_items(lines: list[str]) -> bool:
+    """Whether a file's lines may hold list items: any line that could start one."""
+    return any(line.lstrip(" ").startswith(("- ", "-\n", "-\r")) or line.strip() == "-"
+               for line in lines)
 
 
 def line_ending(text: str) -> str:

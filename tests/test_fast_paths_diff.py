@@ -1,0 +1,144 @@
+"""The fast paths give the answer of the slow ones on files a person or another tool could
+write: the fast reader reads every item as the full parser does (its types too), and appending
+entries without reading the whole file back never leaves a file that no longer parses, nor
+drops a line of an entry already there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from loa_mem.core import yamlfast, yamlio
+from loa_mem.core.errors import InvalidFile
+from tests.conftest import Cli, git
+from tests.support import MEMORY, entries, grimoire
+
+
+def typed(value: Any) -> Any:
+    """`value` with each scalar's type beside it (1, 1.0 and True compare equal)."""
+    if isinstance(value, dict):
+        return {"dict": [(typed(k), typed(v)) for k, v in value.items()]}
+    if isinstance(value, list):
+        return {"list": [typed(v) for v in value]}
+    return (type(value).__name__, value)
+
+
+def read(reader: Any, text: str) -> Any:
+    try:
+        found = reader(text, "facts.yaml")
+    except InvalidFile as error:
+        return str(error)
+    return [(typed(i.data), i.first_line, i.last_line, i.key_lines, i.text_hash)
+            for i in found.items], found.indent, found.flow
+
+
+def same(text: str) -> None:
+    assert read(yamlfast.load_list, text) == read(yamlio.load_list, text)
+    if not isinstance(read(yamlio.load_list, text), str):
+        spans = yamlfast.load_spans(text, "facts.yaml").spans
+        expected = [item.span() for item in yamlio.load_list(text, "facts.yaml").items]
+        assert [(typed(s[0]), *s[1:]) for s in spans] == [(typed(s[0]), *s[1:])
+                                                          for s in expected]
+
+
+ENTRY = "- id: MEM-20260201-abcdefgh\n  category: fact\n  content: {content}\n"
+
+
+@pytest.mark.parametrize("block", ["|", "|+", "|2", ">", ">+", "|-"])
+def test_a_block_on_the_files_last_line_without_its_line_break(block: str) -> None:
+    """`|` keeps the last line's break only when there is one: the last entry of a file saved
+    without a final line break reads as the parser reads it, whether the fast reader reads it
+    itself or hands it to the parser on its own."""
+    body = ENTRY.replace("{content}", block + "\n    first\n    last")[:-1]
+    same(body)
+    same(ENTRY.replace("{content}", "plain") + body)
+    same(body.replace("last", "last\n  summary: |\n    end"))
+    same(body + "\n")
+
+
+@pytest.mark.parametrize("blank", ["", "  ", "   ", "    ", "      "])
+def test_a_block_whose_first_lines_are_blank(blank: str) -> None:
+    """The indentation of a block is its first line with text; blank lines before it keep
+    none of their spaces (and more spaces than that is the parser's error to report)."""
+    text = ENTRY.replace("{content}", f"|-\n{blank}\n    text\n      deeper")
+    same(text + ENTRY.replace("abcdefgh", "bcdefghi").replace("{content}", "x"))
+
+
+BLOCK_LINES = st.sampled_from(["text", "  deeper", "# not a comment", "- dash", "key: v",
+                               "trailing  ", "'q'", "", " ", "  ", "     ", "        "])
+
+
+@settings(max_examples=300, deadline=None)
+@given(indicator=st.sampled_from(["|", "|-", "|+", ">", ">-", ">+", "|2", "|1-", "|4"]),
+       depth=st.integers(1, 6), body=st.lists(BLOCK_LINES, max_size=5),
+       after=st.sampled_from(["", "  summary: x\n", "- id: MEM-2\n  content: y\n", "# c\n"]),
+       final=st.booleans())
+def test_hand_written_blocks_read_as_the_parser_reads_them(
+        indicator: str, depth: int, body: list[str], after: str, final: bool) -> None:
+    lines = [" " * depth + line if line.strip() else line for line in body]
+    text = ENTRY.replace("{content}", indicator + "".join("\n" + line for line in lines))
+    text = text[:-1] + ("\n" + after if after else "\n" if final else "")
+    same(text)
+    same(text + text.replace("abcdefgh", "bcdefghi"))
+
+
+# -- appending entries ---------------------------------------------------------------------
+@pytest.mark.parametrize("text", [
+    "[ ]\n", "[\n]\n", "--- []\n", "--- !!seq []\n", "# notes\n[] # none yet\n# more\n",
+    "[]\n...\n"])
+def test_remember_into_a_file_whose_empty_list_is_written_another_way(
+        cli: Cli, store: Path, text: str) -> None:
+    path = grimoire(store, "fact")
+    path.write_text(text, encoding="utf-8")
+    git(store, "commit", "-qam", "an empty list written by hand")
+    memory_id = cli.ok("remember", "Deploys run from CI", "-c", "fact", "--json").json()["id"]
+    assert [e["id"] for e in entries(store, "fact")] == [memory_id]
+    assert all(line in path.read_text(encoding="utf-8") for line in text.splitlines()
+               if line.startswith("#"))
+    _validates_from_scratch(cli, store)
+
+
+@pytest.mark.parametrize("end", ["...\n", "...\n# the end\n", "... # end\n"])
+def test_remember_after_a_document_end_marker(cli: Cli, store: Path, end: str) -> None:
+    """A file another tool ended with `...`: the new entry is one of its list, not the start
+    of a second document that no YAML parser reads."""
+    first = cli.ok("remember", "First fact", "-c", "fact", "--json").json()["id"]
+    path = grimoire(store, "fact")
+    path.write_text(path.read_text(encoding="utf-8") + end, encoding="utf-8")
+    git(store, "commit", "-qam", "ended by another tool")
+    second = cli.ok("remember", "Second fact", "-c", "fact", "--json").json()["id"]
+    assert [e["id"] for e in entries(store, "fact")] == [first, second]
+    shown = git(store, "show", f"HEAD:{MEMORY}/facts.yaml")
+    assert [e["id"] for e in yamlio.load(shown, "facts.yaml")] == [first, second]
+    _validates_from_scratch(cli, store)
+
+
+def test_a_commit_beside_unstaged_edits_keeps_every_line_of_the_entries(
+        cli: Cli, store: Path) -> None:
+    """With the user's own edits to the file unstaged, loa-mem commits its entry on top of the
+    committed text: a line of another entry that reads `[]` (inside a block) is kept."""
+    path = grimoire(store, "fact")
+    path.write_text("- id: MEM-20260101-aaaaaaaa\n  category: fact\n  content: |\n"
+                    "    the empty list is written\n    []\n    in YAML\n  confidence: 0.9\n",
+                    encoding="utf-8")
+    git(store, "commit", "-qam", "a block with a [] line")
+    path.write_text(path.read_text(encoding="utf-8") + "# my own note\n", encoding="utf-8")
+    cli.ok("remember", "Second fact", "-c", "fact")
+    assert git(store, "status", "--short").split() == ["M", f"{MEMORY}/facts.yaml"]
+    for text in (git(store, "show", f"HEAD:{MEMORY}/facts.yaml"),
+                 path.read_text(encoding="utf-8")):
+        first = yamlio.load(text, "facts.yaml")[0]
+        assert first["content"] == "the empty list is written\n[]\nin YAML\n"
+
+
+def _validates_from_scratch(cli: Cli, store: Path) -> None:
+    """`validate` with every cache gone reads the files themselves."""
+    for cached in (Path(git(store, "rev-parse", "--absolute-git-dir").strip())
+                   / "loa-mem").glob("*"):
+        if cached.is_file():
+            cached.unlink()
+    cli.ok("validate")
