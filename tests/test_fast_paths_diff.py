@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from loa_mem.core import yamlfast, yamlio
 from loa_mem.core.errors import InvalidFile
-from tests.conftest import Cli, git
+from tests.conftest import Cli, git, run_loa_mem
 from tests.support import MEMORY, entries, grimoire
 
 
@@ -142,3 +142,61 @@ def _validates_from_scratch(cli: Cli, store: Path) -> None:
         if cached.is_file():
             cached.unlink()
     cli.ok("validate")
+
+
+# -- anchors and aliases tie entries together ----------------------------------------------
+def _contents(cli: Cli, *words: str) -> dict[str, Any]:
+    found = cli.ok("recall", *words, "--limit", "50", "--json").json()["results"]
+    return {r["id"]: r["content"] for r in found}
+
+
+def test_an_anchor_edited_outside_loa_mem_changes_the_entries_that_alias_it(
+        cli: Cli, store: Path) -> None:
+    """Only the entries whose text changed are read again after an edit outside loa-mem; an
+    entry whose text is an alias of a changed anchor changed too."""
+    ids = [cli.ok("remember", f"Fact {n} about queues", "-c", "fact", "--json").json()["id"]
+           for n in range(3)]
+    path = grimoire(store, "fact")
+    text = path.read_text(encoding="utf-8").replace(
+        "content: Fact 0 about queues", "content: &shared Fact 0 about queues").replace(
+        "content: Fact 2 about queues", "content: *shared")
+    path.write_text(text, encoding="utf-8")
+    assert _contents(cli, "queues")[ids[2]] == "Fact 0 about queues"
+    path.write_text(text.replace("&shared Fact 0 about queues", "&shared Fact 0 about kafka"),
+                    encoding="utf-8")
+    assert _contents(cli, "kafka") == {ids[0]: "Fact 0 about kafka",
+                                       ids[2]: "Fact 0 about kafka"}
+
+
+def _large_file(count: int = 3000) -> list[str]:
+    """Entries enough for a file read in parts (over twice a part's 256 KB)."""
+    return [f"- id: MEM-20260201-{n:08d}\n  category: fact\n  content: Zebra note {n} on a "
+            f"large file, long enough to fill the part of a file that one process reads.\n"
+            f"  confidence: 0.9\n  source:\n    session_id: s\n"
+            f"    timestamp: 2026-02-01T10:00:00Z\n  tags: [zebra]\n" for n in range(count)]
+
+
+def test_the_same_anchor_in_two_parts_of_a_large_file_is_the_parsers_error(
+        cli: Cli, store: Path) -> None:
+    """A fresh clone reads a large file in parts: one anchor written twice, far apart, is the
+    error it is when the file is read whole, not two entries read apart."""
+    items = _large_file()
+    for n in (10, 2900):
+        items[n] = items[n].replace("content: Zebra", "content: &note Zebra")
+    path = grimoire(store, "fact")
+    path.write_text("".join(items), encoding="utf-8")
+    line = sum(item.count("\n") for item in items[:2900]) + 3
+    for cached in (store / ".git" / "loa-mem").glob("index.sqlite3*"):
+        cached.unlink()
+    failed = run_loa_mem(store, "recall", "zebra")
+    assert failed.returncode == 1
+    assert f"{MEMORY}/facts.yaml:{line}:" in failed.stderr and "Traceback" not in failed.stderr
+
+
+@pytest.mark.parametrize(("text", "anchors"), [
+    ("content: &a x", True), ("  &a key: v", True), ("tags: [&a x, b]", True),
+    ("k: !!str &a x", True), ("- *x", False), ("content: make && deploy", False),
+    ("content: R&D and Q&A", False), ("k: a *b", False)])
+def test_what_may_be_an_anchor(text: str, anchors: bool) -> None:
+    assert yamlfast.may_anchor(text, "&") is anchors
+    assert yamlfast.may_anchor(text) is (anchors or "*x" in text)

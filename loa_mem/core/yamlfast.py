@@ -119,7 +119,7 @@ def load_part(text: str, path: str, shift: int) -> Spans | None:
     """`load_spans` of a part of a file (whole items, the first one `shift` lines into the
     file); None when the part cannot be read apart from the rest (the caller reads the file)."""
     pieces = cut(text)
-    found = _read(text, None, pieces, path, shift) if pieces is not None else None
+    found = _read(text, None, pieces, path, shift, apart=True) if pieces is not None else None
     if found is None:
         return None
     return Spans(0, False, [item.span(shift) if isinstance(item, Located) else item
@@ -132,7 +132,8 @@ def load_part_rows(text: str, path: str, shift: int, fused: Fused,
     values, chunk, first line)` for an item of a layout met before (its values not yet
     folded into mappings), `other(span)` for any other item; None as `load_part`."""
     pieces = cut(text)
-    found = _read(text, None, pieces, path, shift, fused) if pieces is not None else None
+    found = (_read(text, None, pieces, path, shift, fused, apart=True) if pieces is not None
+             else None)
     if found is None:
         return None
     return [other(item.span(shift)) if isinstance(item, Located) else item for item in found]
@@ -155,10 +156,12 @@ def _located(item: Located | Span) -> Located:
 
 
 def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], path: str,
-          shift: int = 0, fused: Fused | None = None) -> list[Any] | None:
+          shift: int = 0, fused: Fused | None = None, apart: bool = False) -> list[Any] | None:
     """`read`, with an item of a layout met before as its span (`yamlshapes`; its lines moved
     `shift` further down; the items' are not), or as `fused` makes it; `lines` are split from
-    `text` when an item needs them."""
+    `text` when an item needs them. `apart`: the text is a part of its file, and an item
+    the full parser reads that may hold an anchor makes it None (the same anchor elsewhere in
+    the file makes the file one that does not parse)."""
     items: list[Any] = []
     shapes: list[Shape] = []  # the layouts met in this file, the last one met first
     get = _VALUES.get
@@ -184,6 +187,8 @@ def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], pat
     odd = [piece for piece, item in zip(pieces, items, strict=True) if item is None]
     if not odd:
         return [i for i in items if i is not None]
+    if apart and any(may_anchor(chunk, "&") for _, chunk in odd):
+        return None
     found = read_pieces(odd, path)
     if found is None:
         return None
@@ -225,6 +230,18 @@ def _learn(shapes: list[Shape], found: list[tuple[str, str, str]]) -> None:
 
 def _general(lines: list[str], start: int, end: int, chunk: str) -> Located:
     return Item(lines, start, end).read()
+
+
+# an anchor or an alias where a node may start: a line's first text, after "- ", ": ", "? ", a
+# flow indicator or a tag (and, rarely, where it is text, as in a block's line: a false alarm)
+_PROPERTY = re.compile(r"(?:^ *|[-:?] +|[\[{,] *|![^ \n]* +)[&*][^ \n,\[\]{}]", re.MULTILINE)
+
+
+def may_anchor(text: str, marks: str = "&*") -> bool:
+    """Whether `text` may hold an anchor or an alias (only anchors: `marks` "&"), which ties
+    its items to others: told by one pattern, after a test for the characters."""
+    return any(mark in text for mark in marks) and any(
+        found.group()[-2] in marks for found in _PROPERTY.finditer(text))
 
 
 def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | None:
