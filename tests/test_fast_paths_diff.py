@@ -16,6 +16,7 @@ from loa_mem.core import yamlfast, yamlio
 from loa_mem.core.errors import InvalidFile
 from tests.conftest import Cli, git, run_loa_mem
 from tests.support import MEMORY, entries, grimoire
+from tests.test_context_catchup import context, from_scratch, item, pull, remember
 
 
 def typed(value: Any) -> Any:
@@ -200,3 +201,40 @@ def test_the_same_anchor_in_two_parts_of_a_large_file_is_the_parsers_error(
 def test_what_may_be_an_anchor(text: str, anchors: bool) -> None:
     assert yamlfast.may_anchor(text, "&") is anchors
     assert yamlfast.may_anchor(text) is (anchors or "*x" in text)
+
+
+# -- the session start after a pull --------------------------------------------------------
+@pytest.fixture
+def started(store: Path) -> Path:
+    """A store of a few entries whose caches the session start has just written."""
+    remember(store, "Use PostgreSQL for the main store.", "decision", "--confidence", "0.95")
+    remember(store, "The CI runs on two cores.", "fact")
+    context(store)
+    return store
+
+
+@pytest.mark.parametrize("change", ["document end", "document end and a comment",
+                                    "the same anchor", "the same id twice"])
+def test_a_pull_that_appends_after_what_the_file_ends_with_gives_the_block_from_scratch(
+        started: Path, tmp_path_factory: pytest.TempPathFactory, change: str) -> None:
+    """The session start after a pull reads the appended entries alone only when appending
+    is all that happened: after a document end marker (`...`) the file no longer parses, and
+    the start from scratch says so; an anchor written again does not parse either."""
+    facts = grimoire(started, "fact")
+    new = item("MEM-20260131-pulled01", "Deploys need two approvals.")
+    if change.startswith("document end"):
+        facts.write_text(facts.read_text(encoding="utf-8") + "...\n"
+                         + ("# the end\n" if change.endswith("comment") else ""),
+                         encoding="utf-8")
+    elif change == "the same anchor":
+        facts.write_text(facts.read_text(encoding="utf-8").replace(
+            "content: The CI", "content: &a The CI"), encoding="utf-8")
+        new = new.replace("content: Deploys", "content: &a Deploys")
+    else:
+        new += new.replace("Deploys need", "Deploys want")
+    context(started)
+    pull(started, "fact", new, event=False)
+    block = context(started)[0]
+    assert block == from_scratch(started, tmp_path_factory.mktemp("copies"))
+    if change != "the same id twice":
+        assert "## Could not be read\n- grimoires/loa/memory/facts.yaml:" in block

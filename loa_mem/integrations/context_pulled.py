@@ -139,7 +139,7 @@ def _appended(top: str, path: str, record: list[int]) -> tuple[list[Span], list[
     _, size, crc, lines, indent = record
     read = scan(os.path.join(top, path), size) if indent == 0 else None
     if read is None or read.crc != crc or not read.tail or read.tail[0] != 45 or (
-            size and read.last != 10):  # the text recorded, then "\n", then "-"
+            size and read.last != 10) or read.marked:  # the text recorded, "\n", then "-"
         return None
     tail, signature = read.tail, read.signature
     text = tail.decode("utf-8")

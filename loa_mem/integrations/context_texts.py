@@ -63,12 +63,15 @@ def text_records(top: str, previous: Any, signatures: dict[str, Any], index: Ind
 class Scan:
     """What `scan` read of a file."""
 
-    __slots__ = ("crc", "last", "lines", "signature", "tail")
+    __slots__ = ("crc", "last", "lines", "marked", "signature", "tail")
 
     def __init__(self, signature: list[int], crc: int, lines: int, last: int,
-                 tail: bytes) -> None:
+                 tail: bytes, marked: bool = False) -> None:
         self.signature, self.crc, self.lines, self.last, self.tail = (signature, crc, lines,
                                                                        last, tail)
+        # whether a document marker (`...`, `---`) may follow the first bytes' last item:
+        # entries appended after `...` start a second document (the file does not parse)
+        self.marked = marked
 
 
 _CHUNK = 1 << 18
@@ -84,7 +87,7 @@ def scan(full: str, size: int | None, count: bool = False) -> Scan | None:
         end = before.st_size if size is None else size
         if end > before.st_size:
             return None
-        crc = lines = last = 0
+        crc = lines = last = read = 0
         buffer = bytearray(min(_CHUNK, end))
         with memoryview(buffer) as view:
             left = end
@@ -96,8 +99,21 @@ def scan(full: str, size: int | None, count: bool = False) -> Scan | None:
                 if count:
                     lines += buffer.count(b"\n", 0, read)
         tail = handle.read() if size is not None else b""
+        marked = size is not None and _marked(buffer, read, end)
     after = os.stat(full)
     signature = [before.st_mtime_ns, before.st_size]
     if signature != [after.st_mtime_ns, after.st_size] or end + len(tail) != before.st_size:
         return None
-    return Scan(signature, crc, lines, last, tail)
+    return Scan(signature, crc, lines, last, tail, marked)
+
+
+def _marked(buffer: bytearray, read: int, end: int) -> bool:
+    """`Scan.marked` of a text whose last `read` bytes are in `buffer` (`end` bytes in all):
+    a line that starts with `...` or `---` after its last item, or an item too far back to
+    tell."""
+    at = buffer.rfind(b"\n-", 0, read)
+    if at < 0 and end > read:
+        return True
+    start = max(at, 0)
+    return (buffer.find(b"\n...", start, read) >= 0 or buffer.find(b"\n---", start, read) >= 0
+            or (at < 0 and buffer.startswith((b"...", b"---"))))
