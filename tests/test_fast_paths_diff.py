@@ -238,3 +238,18 @@ def test_a_pull_that_appends_after_what_the_file_ends_with_gives_the_block_from_
     assert block == from_scratch(started, tmp_path_factory.mktemp("copies"))
     if change != "the same id twice":
         assert "## Could not be read\n- grimoires/loa/memory/facts.yaml:" in block
+
+
+# -- recall's command line -----------------------------------------------------------------
+def test_a_limit_past_what_the_index_can_count_is_a_usage_error(cli: Cli, store: Path) -> None:
+    """Both ways in, the fast path and the full command: one line naming the limit, exit 2,
+    no crash report."""
+    cli.ok("remember", "Kafka queues rebalance", "-c", "fact")
+    huge = str(2**64)
+    fast = run_loa_mem(store, "recall", "kafka", "--limit", huge)
+    slow = cli("recall", "kafka", "--limit", huge)
+    for code, stderr in ((fast.returncode, fast.stderr), (slow.code, slow.stderr)):
+        assert code == 2
+        assert "--limit" in stderr and f"must be at most {2**63 - 1} (got {huge})" in stderr
+        assert "unexpected error" not in stderr
+    assert run_loa_mem(store, "recall", "kafka", "--limit", str(2**63 - 1)).returncode == 0

@@ -24,11 +24,16 @@ def recall(store: Store, filters: Filters, track: bool, actor: str,
     return Recalled(filters.query, hits, tracked=True, commit=sha)
 
 
+MAX_LIMIT = 2**63 - 1
+
+
 def limit_problem(limit: int | None, name: str = "--limit") -> str | None:
     """What is wrong with a requested number of results (the command line's and the MCP
     tool's check), or None."""
-    if limit is None or limit >= 1:
+    if limit is None or 1 <= limit <= MAX_LIMIT:
         return None
+    if limit > MAX_LIMIT:  # SQLite's largest integer
+        return f"{name} must be at most {MAX_LIMIT} (got {limit})"
     return f"{name} must be at least 1 (got {limit})"
 
 
