@@ -138,7 +138,9 @@ def commit(top: Path, paths: list[str], message: str) -> str | None:
     index alone. New files must be known to git first, so they are added on the first failure.
     """
     paths = sorted(set(paths))
-    args = ["commit", "-q", "--no-verify", "--only", "-F", "-", "--", *paths]
+    # the message is UTF-8: the commit must not claim another i18n.commitEncoding
+    args = ["-c", "i18n.commitEncoding=UTF-8", "commit", "-q", "--no-verify", "--only", "-F",
+            "-", "--", *paths]
     result = _git(top, args, message)
     if result.returncode != 0 and "did not match any file" in result.stderr:
         existing = [p for p in paths if (top / p).exists()]
@@ -222,19 +224,35 @@ def history(top: Path, needle: str, paths: list[str],
         return []
     fmt = "--format=%x1e%H%x1f%aI%x1f%s"
     seen: dict[str, CommitInfo] = {}
-    outputs = [
-        run(top, "log", fmt, f"--grep=^Loa-Id: {needle}$"),
-        run(top, "log", fmt, f"-S{needle}", "--", *paths),
-    ]
+    named = run(top, "log", fmt, f"--grep=^Loa-Id: {needle}$")
+    outputs = [run(top, "log", fmt, f"-S{needle}", "--", *paths)]
     outputs += _line_history(top, fmt, needle, paths, span)
-    for output in outputs:
+    # where a shallow clone cuts history, a commit shows every line as added: only its
+    # trailer can say it touched the entry
+    cut = shallow_cuts(top)
+    for number, output in enumerate([named, *outputs]):
         for line in output.split("\n"):  # not splitlines(): it splits on \x1e and \x1f too
             if line.startswith("\x1e"):
                 sha, date, subject = line[1:].split("\x1f", 2)
-                seen[sha] = CommitInfo(sha, date, subject)
+                if number == 0 or sha not in cut:
+                    seen[sha] = CommitInfo(sha, date, subject)
     order = run(top, "rev-list", "HEAD").split()
     rank = {sha: n for n, sha in enumerate(order)}
     return sorted(seen.values(), key=lambda c: rank.get(c.sha, len(rank)))
+
+
+def shallow_cuts(top: Path) -> set[str]:
+    """The commits where a shallow clone's history stops (none in a full clone)."""
+    common = run(top, "rev-parse", "--git-common-dir", check=False).strip()
+    try:
+        return set((top / common / "shallow").read_text(encoding="utf-8").split()) if (
+            common) else set()
+    except OSError:
+        return set()
+
+
+SHALLOW_HINT = "this clone is shallow (cloned with --depth): fetch the rest (git fetch " \
+    "--unshallow), then retry"
 
 
 def _line_history(top: Path, fmt: str, needle: str, paths: list[str],
@@ -375,7 +393,8 @@ def merge_file(ours: Path, base: Path, theirs: Path, label: str, marker: int) ->
 def commit_tree(top: Path, tree: str, parent: str | None, message: str,
                 identity: dict[str, str]) -> str:
     """A commit object of `tree` (author and committer from `identity`), on no branch yet."""
-    args = ["git", "commit-tree", tree, *(["-p", parent] if parent else [])]
+    args = ["git", "-c", "i18n.commitEncoding=UTF-8", "commit-tree", tree,
+            *(["-p", parent] if parent else [])]
     done = _process(args, cwd=top, input=message, capture_output=True, text=True,
                     env={**clean_env(), **identity}, check=True)
     made: str = done.stdout

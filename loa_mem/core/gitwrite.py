@@ -90,6 +90,30 @@ def state_problem(top: Path) -> Refused | None:
     return None
 
 
+def refuse_left_out(top: Path, paths: list[str]) -> None:
+    """Refuse to write a path that a sparse checkout leaves out of the working tree: it is
+    absent on disk but not deleted, so writing it would replace the committed file with only
+    this command's lines. One `git ls-files` call, and only for paths absent on disk."""
+    missing = [p for p in paths if not (top / p).exists()]
+    if not missing:
+        return
+    out = _git(top, ["ls-files", "-t", "-z", "--", *missing]).decode("utf-8", "surrogateescape")
+    for record in out.split("\0"):
+        if record.startswith("S "):
+            path = record[2:]
+            folder = path.rsplit("/", 1)[0] if "/" in path else path
+            raise Refused(f"{path} is left out of this sparse checkout, so writing it would "
+                          "replace the committed file; nothing was written",
+                          f"bring it back (git sparse-checkout add {folder}, or git "
+                          "sparse-checkout disable), then retry")
+
+
+def refuse_without_identity(top: Path) -> None:
+    """Refuse before anything is written when git has no name or email to commit with."""
+    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
+        _git(top, ["var", who])
+
+
 def index_busy(top: Path) -> bool:
     """An outer git command (a hook's `git commit`, say) holds this repository's index."""
     return (git.git_dir(top) / "index.lock").exists()
@@ -106,15 +130,24 @@ def _git(top: Path, args: list[str], stdin: bytes | None = None,
         lines = result.stderr.decode("utf-8", "replace").strip().split("\n")
         detail = next((line for line in lines if line.startswith(("fatal:", "error:"))),
                       lines[-1]).removeprefix("fatal: ").removeprefix("error: ")
-        raise GitFailed(f"git {args[0]} failed: {detail or result.returncode}", _hint(detail))
+        command = args[2] if args[0] == "-c" else args[0]
+        raise GitFailed(f"git {command} failed: {detail or result.returncode}", hint(detail))
     return result.stdout
 
 
-def _hint(detail: str) -> str:
+def hint(detail: str) -> str:
+    """What to do about a failed git command, from what git said."""
+    if "sign" in detail and ("gpg" in detail or "ssh" in detail or "key" in detail):
+        return ("commits here are signed (commit.gpgSign) and signing failed: fix it (try `git "
+                "commit --allow-empty -m test`) or turn it off for this repository (git config "
+                "commit.gpgSign false); nothing was changed")
     if ".lock" in detail:
         return "another git command is running here; retry when it ends; nothing was changed"
-    if "tell me who you are" in detail.lower() or "user.email" in detail:
-        return "set an identity: git config user.name NAME; git config user.email ADDRESS"
+    if any(sign in detail.lower() for sign in (
+            "tell me who you are", "user.email", "email was given", "auto-detect email",
+            "name was given", "empty ident")):
+        return ("set an identity (git config user.name NAME; git config user.email ADDRESS), "
+                "then retry; nothing was changed")
     return "retry when git works again; nothing was changed"
 
 
@@ -176,7 +209,7 @@ def _index_entries(top: Path, paths: list[str]) -> tuple[dict[str, _Entry], set[
             if stage != "0":
                 raise Refused(f"{path} has unresolved merge conflicts; nothing was written",
                               "resolve them (or run `loa-mem repair`), then retry")
-            if tag == "C":
+            if tag in ("C", "S"):  # skip-worktree: git does not look, so loa-mem must not trust
                 differs.add(path)
             else:
                 found[path] = _Entry(mode, sha)
@@ -279,12 +312,26 @@ def prepare(state: State, changes: list[FileChange], message: str) -> Pending:
             index=tree_index)
         tree = _git(top, ["write-tree"], index=tree_index).decode().strip()
     parents = ["-p", head] if head else []
-    commit = _git(top, ["commit-tree", tree, *parents, "-F", "-"],
+    commit = _git(top, [*_UTF8, "commit-tree", *_signing(top), tree, *parents, "-F", "-"],
                   stdin=message.encode("utf-8")).decode().strip()
     index_info = _info((path, mode, shas, staged) for path, mode, _, staged in planned)
     undo = "".join(f"{e.mode} {e.sha}\t{p}\n" if (e := in_index.get(p)) else f"0 {_ZERO}\t{p}\n"
                    for p in paths)
     return Pending(top, head, commit, index_info, undo.encode())
+
+
+# The message is UTF-8 text: a commit must say so (no `encoding` header), whatever
+# i18n.commitEncoding says, or every other reader shows it garbled.
+_UTF8 = ["-c", "i18n.commitEncoding=UTF-8"]
+
+
+def _signing(top: Path) -> list[str]:
+    """`-S` where the user asks for signed commits: `git commit` honours commit.gpgSign,
+    the plumbing loa-mem commits with does not."""
+    found = subprocess.run(["git", "config", "--type=bool", "--get", "commit.gpgSign"],
+                           cwd=top, env=git.clean_env(), capture_output=True, text=True,
+                           check=False)
+    return ["-S"] if found.stdout.strip() == "true" else []
 
 
 def _hash_all(top: Path, folder: Path, planned: list[tuple[str, bytes | None, bytes | None]]

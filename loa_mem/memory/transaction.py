@@ -104,6 +104,7 @@ class Transaction:
         writes.update(self.files)
         for path in [*writes, store.events_rel]:
             refuse_link(store.top, path)
+        gitwrite.refuse_left_out(store.top, [*writes, store.events_rel])
         self.changed_paths = [r.path for r in results] + list(self.files)
         if self.events:
             self.changed_paths.append(store.events_rel)

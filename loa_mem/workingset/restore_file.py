@@ -103,6 +103,9 @@ def restore_path(store: Any, given: str, actor: str, commit: bool = True) -> Res
     if origin is None:
         if (Path(store.top) / rel).is_file():
             origin = _Origin((Path(store.top) / rel).read_bytes(), rel)
+        elif git.shallow_cuts(Path(store.top)):
+            raise NotFound(f"no version of {rel} in the history this clone holds",
+                           git.SHALLOW_HINT)
         else:
             raise NotFound(f"no version of {rel} in this repository's git history",
                            "check the path; `git log --all -- PATH` lists what git knows")

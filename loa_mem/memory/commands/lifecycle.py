@@ -163,6 +163,9 @@ def restore(store: Store, memory_id: str, actor: str, commit: bool = True) -> Ch
     source = None
     if not rows:
         source = _find_in_history(store, memory_id)
+        if source is None and git.shallow_cuts(store.top):
+            raise NotFound(f"no version of {memory_id} in the history this clone holds",
+                           git.SHALLOW_HINT)
         if source is None:
             raise NotFound(f"no version of {memory_id} in this repository's git history",
                            "check the id; `loa-mem history ID` lists what git knows")

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import events, git
-from loa_mem.core.errors import NotARepo, NothingToDo
+from loa_mem.core import events, git, gitwrite
+from loa_mem.core.errors import GitFailed, NotARepo, NothingToDo
 from loa_mem.core.filewrite import atomic_write
 from loa_mem.memory import config as config_mod
 from loa_mem.memory import rules as model
@@ -73,10 +73,14 @@ def init(root: str | None) -> Initialized:
         top = found
     created: list[str] = []
     config_path = top / config_mod.CONFIG_FILE
+    gitwrite.refuse_left_out(top, [config_mod.CONFIG_FILE, ".gitattributes"])
+    gitwrite.refuse_without_identity(top)
     if not config_path.exists():
         atomic_write(config_path, CONFIG_TEXT)
         created.append(config_mod.CONFIG_FILE)
     store = Store.open(str(top))
+    gitwrite.refuse_left_out(top, [*(store.rel(store.storage / r.storage_file)
+                                     for r in store.config.rules()), store.events_rel])
     for rule in store.config.rules():
         path = store.storage / rule.storage_file
         if not path.exists():
@@ -87,6 +91,7 @@ def init(root: str | None) -> Initialized:
         created.append(store.events_rel)
     from loa_mem.core import features
 
+    attributes = _bytes(top / ".gitattributes")
     for on_init in features.hooks("on_init"):
         created.extend(on_init(store))  # type: ignore[operator]
     sha = None
@@ -94,11 +99,40 @@ def init(root: str | None) -> Initialized:
         from loa_mem.core import lock
 
         with lock.hold(store.cache_dir / "write.lock", "init", store.config.lock_timeout):
+            before = {".gitattributes": attributes, store.events_rel: _bytes(store.events_path)}
+            before.update({p: None for p in created if p != ".gitattributes"})
             events.append(store.events_path, [events.make("init", [], events.actor())])
-            paths = [*created, store.events_rel]
-            sha = git.commit(top, paths, git.message("init", "create the memory store", []))
+            paths = list(dict.fromkeys([*created, store.events_rel]))
+            staged = git.run(top, "ls-files", "-s", "-z", "--", *paths)
+            try:
+                sha = git.commit(top, paths, git.message("init", "create the memory store", []))
+            except GitFailed as failure:
+                _undo_init(top, paths, before, staged)
+                failure.hint = gitwrite.hint(failure.message)
+                raise
     store.close()
     return Initialized(str(top), created, sha)
+
+
+def _bytes(path: Path) -> bytes | None:
+    return path.read_bytes() if path.exists() else None
+
+
+def _undo_init(top: Path, paths: list[str], before: dict[str, bytes | None],
+               staged: str) -> None:
+    """The commit failed (signing, say): every file init wrote, and its index entry, goes
+    back as it was, so that a second `init` starts again rather than finding a store.
+    `staged`: the index entries of `paths` before (`git ls-files -s -z`)."""
+    entries = {r.split("\t", 1)[1]: r.split()[:2] for r in staged.split("\0") if "\t" in r}
+    info = "".join(f"{entries[p][0]} {entries[p][1]}\t{p}\n" if p in entries else
+                   f"0 {'0' * 40}\t{p}\n" for p in paths)
+    git.run(top, "update-index", "--index-info", stdin=info, check=False)
+    for rel in paths:
+        old = before.get(rel)
+        if old is None:
+            (top / rel).unlink(missing_ok=True)
+        else:
+            atomic_write(top / rel, old)
 
 
 @dataclass(frozen=True)

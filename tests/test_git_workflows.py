@@ -1,0 +1,191 @@
+"""Git workflows a team really uses, run with the real CLI on real repositories: nothing lost,
+nothing corrupted, nothing committed that the user did not ask for.
+
+Sparse checkouts, commit settings (signing, a commit encoding, no identity) and shallow clones;
+each ends with recall and validate agreeing with an index rebuilt from scratch.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests import support
+from tests.conftest import Cli, git
+
+FACTS = f"{support.MEMORY}/facts.yaml"
+
+
+def _remember(cli: Cli, text: str, category: str = "fact") -> str:
+    return support.remember(cli, text, category)
+
+
+def _rebuilt_agrees(cli: Cli, store: Path, query: str) -> None:
+    """recall and validate answer the same from the live index as from one built from scratch."""
+    live = (cli.ok("recall", query, "--json").stdout, cli.ok("validate", "--json").stdout)
+    shutil.rmtree(store / ".git" / "loa-mem")
+    assert (cli.ok("recall", query, "--json").stdout,
+            cli.ok("validate", "--json").stdout) == live
+
+
+def _refused_unchanged(cli: Cli, store: Path, *args: str) -> str:
+    """A refusal: one line, exit 1, no file, no index entry and no commit changed."""
+    before = (support.snapshot(store), support.head(store), git(store, "ls-files", "-s", "-t"))
+    line = support.one_line_error(cli(*args))
+    assert (support.snapshot(store), support.head(store),
+            git(store, "ls-files", "-s", "-t")) == before
+    return line
+
+
+# -- sparse checkout -------------------------------------------------------------------------
+def _sparse_without_facts(cli: Cli, store: Path) -> list[str]:
+    ids = [_remember(cli, f"Sparse fact number {n} about the build.") for n in range(3)]
+    git(store, "status")  # refreshes git's stat cache, as any look at the tree does
+    git(store, "sparse-checkout", "set", "--no-cone", "/*", f"!/{FACTS}")
+    assert not (store / FACTS).exists()
+    return ids
+
+
+def test_a_grimoire_left_out_of_a_sparse_checkout_is_never_replaced(cli: Cli,
+                                                                      store: Path) -> None:
+    ids = _sparse_without_facts(cli, store)
+    for args in (("remember", "A fact while the file is left out.", "-c", "fact"),
+                 ("remember", "Not even written.", "-c", "fact", "--no-commit")):
+        line = _refused_unchanged(cli, store, *args)
+        assert FACTS in line and "sparse" in line and "git sparse-checkout" in line
+    assert all(i in git(store, "show", f"HEAD:{FACTS}") for i in ids)
+
+    git(store, "sparse-checkout", "disable")
+    new = _remember(cli, "A fact once the file is back.")
+    assert support.all_ids(store).count(new) == 1
+    assert set(ids) <= set(support.all_ids(store))
+    _rebuilt_agrees(cli, store, "fact")
+
+
+def test_other_grimoires_of_a_sparse_checkout_still_take_writes(cli: Cli, store: Path) -> None:
+    ids = _sparse_without_facts(cli, store)
+    decision = _remember(cli, "Build with Bazel: hermetic and cached.", "decision")
+    assert support.changed_files(store) == sorted([f"{support.MEMORY}/decisions.yaml",
+                                                   f"{support.MEMORY}/events.jsonl"])
+    assert all(i in git(store, "show", f"HEAD:{FACTS}") for i in ids)
+    assert decision in git(store, "show", f"HEAD:{support.MEMORY}/decisions.yaml")
+
+
+def test_init_never_writes_over_a_file_left_out_of_a_sparse_checkout(cli: Cli,
+                                                                      store: Path) -> None:
+    _sparse_without_facts(cli, store)
+    line = _refused_unchanged(cli, store, "init")
+    assert FACTS in line and "git sparse-checkout" in line
+
+
+# -- commit settings -------------------------------------------------------------------------
+def test_a_commit_encoding_setting_never_garbles_the_message(cli: Cli, store: Path) -> None:
+    git(store, "config", "i18n.commitEncoding", "ISO-8859-1")
+    memory_id = _remember(cli, "Le café est servi à 10h, près de la façade.")
+    raw = git(store, "cat-file", "commit", "HEAD")
+    assert "\nencoding " not in raw.split("\n\n", 1)[0]
+    git(store, "config", "--unset", "i18n.commitEncoding")
+    assert "café est servi" in support.message(store)
+    history = cli.ok("history", memory_id).stdout
+    assert "café est servi" in history and "Ã" not in history
+
+
+def _ssh_signing(store: Path, tmp_path: Path, key: Path) -> None:
+    git(store, "config", "gpg.format", "ssh")
+    git(store, "config", "user.signingKey", str(key))
+    git(store, "config", "commit.gpgSign", "true")
+
+
+def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: Path,
+                                                              tmp_path: Path) -> None:
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("needs ssh-keygen (OpenSSH) to make a signing key")
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test@example.invalid",
+                    "-f", str(key)], check=True, capture_output=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"test@example.invalid {key.with_suffix('.pub').read_text()}")
+    _ssh_signing(store, tmp_path, key)
+    git(store, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+    first = _remember(cli, "Signed commits only on main.")
+    git(store, "verify-commit", "HEAD")
+    cli.ok("archive", first, "--reason", "stale")
+    git(store, "verify-commit", "HEAD")
+
+
+def test_a_signing_failure_is_refused_and_nothing_is_written(cli: Cli, store: Path,
+                                                             tmp_path: Path) -> None:
+    _remember(cli, "Written before signing was required.")
+    _ssh_signing(store, tmp_path, tmp_path / "no-such-key")
+    line = _refused_unchanged(cli, store, "remember", "Needs a signature.", "-c", "fact")
+    assert "commit.gpgSign" in line and "nothing was changed" in line
+    _rebuilt_agrees(cli, store, "signature")
+
+
+def _no_identity() -> None:
+    home_config = Path(os.environ["GIT_CONFIG_GLOBAL"])
+    home_config.write_text("[user]\n\tuseConfigOnly = true\n[init]\n\tdefaultBranch = main\n",
+                           encoding="utf-8")
+
+
+def test_without_a_git_identity_nothing_is_written(cli: Cli, store: Path) -> None:
+    _no_identity()
+    line = _refused_unchanged(cli, store, "remember", "Who wrote this?", "-c", "fact")
+    assert "git config user.email" in line and "nothing was changed" in line
+
+
+def test_init_without_a_git_identity_writes_nothing_so_a_second_init_commits(
+        repo: Path) -> None:
+    _no_identity()
+    cli = Cli(repo)
+    line = support.one_line_error(cli("init"))
+    assert "git config user.email" in line
+    assert support.snapshot(repo) == {} and support.porcelain(repo) == ""
+    git(repo, "config", "user.name", "Ana")
+    git(repo, "config", "user.email", "ana@example.invalid")
+    cli.ok("init")
+    assert support.porcelain(repo) == ""
+    assert f"{support.MEMORY}/facts.yaml" in support.changed_files(repo)
+
+
+# -- shallow clone ---------------------------------------------------------------------------
+def test_a_shallow_clone_says_history_is_cut_and_unshallowing_brings_it_back(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    forgotten = _remember(cli, "The cache lives in Redis, ten minutes TTL.")
+    cli.ok("forget", forgotten, "--reason", "moved to memcached")
+    latest = _remember(cli, "The cache lives in memcached now.")
+    clone = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", store.resolve().as_uri(), str(clone))
+    there = Cli(clone)
+
+    for args in (("restore", forgotten), ("history", forgotten)):
+        line = _refused_unchanged(there, clone, *args)
+        assert "shallow" in line and "git fetch --unshallow" in line
+    listed = there.ok("history", latest, "--json")
+    assert [c["subject"] for c in listed.json()["commits"]] == [support.message(clone).split(
+        "\n")[0]]
+    assert "shallow" in listed.stderr
+
+    git(clone, "fetch", "-q", "--unshallow")
+    there.ok("restore", forgotten)
+    assert forgotten in support.all_ids(clone)
+    assert len(there.ok("history", forgotten, "--json").json()["commits"]) == 3
+    _rebuilt_agrees(there, clone, "cache")
+
+
+def test_init_whose_commit_cannot_be_signed_writes_nothing(repo: Path, tmp_path: Path) -> None:
+    (repo / ".gitattributes").write_text("*.png binary\n", encoding="utf-8")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-q", "-m", "attributes")
+    _ssh_signing(repo, tmp_path, tmp_path / "no-such-key")
+    cli = Cli(repo)
+    before = support.snapshot(repo)
+    support.one_line_error(cli("init"))
+    assert support.snapshot(repo) == before and support.porcelain(repo) == ""
+    git(repo, "config", "commit.gpgSign", "false")
+    cli.ok("init")
+    assert support.porcelain(repo) == "" and support.commit_count(repo) == 2
