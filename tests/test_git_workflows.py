@@ -189,3 +189,41 @@ def test_init_whose_commit_cannot_be_signed_writes_nothing(repo: Path, tmp_path:
     git(repo, "config", "commit.gpgSign", "false")
     cli.ok("init")
     assert support.porcelain(repo) == "" and support.commit_count(repo) == 2
+
+
+# -- a conflict that needs a person ----------------------------------------------------------
+def _edited_two_ways(cli: Cli, store: Path) -> str:
+    """One entry whose content main and `side` changed differently, merged with git's line
+    merge (loa-mem not on PATH) and diff3 markers; returns the entry's id."""
+    shared = _remember(cli, "The queue is RabbitMQ.")
+    git(store, "config", "merge.conflictStyle", "diff3")
+    git(store, "branch", "side")
+    facts = store / FACTS
+    for branch, words in (("main", "The queue is Kafka."), ("side", "The queue is NATS.")):
+        git(store, "checkout", "-q", branch)
+        facts.write_text(facts.read_text().replace("The queue is RabbitMQ.", words))
+        git(store, "commit", "-qam", f"{branch}: the queue")
+    git(store, "checkout", "-q", "main")
+    bare = os.pathsep.join(p for p in os.environ["PATH"].split(os.pathsep)
+                           if not (Path(p) / "loa-mem").exists())
+    merged = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=store, capture_output=True,
+                            env={**os.environ, "PATH": bare}, check=False)
+    assert merged.returncode == 1 and "|||||||" in facts.read_text()
+    return shared
+
+
+def test_repair_names_an_entry_whose_other_version_it_set_aside(cli: Cli, store: Path) -> None:
+    shared = _edited_two_ways(cli, store)
+    report = cli.ok("repair", "--json").json()
+    assert any(shared in fix["what"] and "kept ours" in fix["what"] for fix in report["fixes"])
+    assert support.entry(store, shared)["content"] == "The queue is Kafka."
+
+
+def test_repair_of_committed_diff3_markers_names_the_entry_too(cli: Cli, store: Path) -> None:
+    shared = _edited_two_ways(cli, store)
+    git(store, "commit", "-qam", "a merge committed with its markers")
+    report = cli.ok("repair", "--json").json()
+    assert any(shared in fix["what"] and "kept ours" in fix["what"] for fix in report["fixes"])
+    assert report["commit"] == support.head(store)
+    assert "The queue is NATS." not in (store / FACTS).read_text()
+    _rebuilt_agrees(cli, store, "queue")

@@ -42,6 +42,7 @@ class FileMerge:
     renamed: dict[str, str] = field(default_factory=dict)
     unfixable: list[str] = field(default_factory=list)
     note: str = ""
+    settled: list[str] = field(default_factory=list)  # repair: changed two ways, ours kept
 
     @property
     def ok(self) -> bool:
@@ -184,7 +185,8 @@ def _merge_one(path: str, lay: Layout, snaps: tuple[Snapshot, Snapshot, Snapshot
     if ours is None and theirs is None:
         return None
     merged = merge_texts((base or "", ours or "", theirs or ""), plan, path)
-    return FileMerge(path, "by-id", merged.conflicts, merged.renamed), merged.text
+    return FileMerge(path, "by-id", merged.conflicts, merged.renamed,
+                     settled=merged.settled), merged.text
 
 
 def _redo_merge(store: Store, theirs: tuple[str, str], report: RepairReport) -> None:
@@ -204,10 +206,15 @@ def _redo_merge(store: Store, theirs: tuple[str, str], report: RepairReport) -> 
         result, text = outcome
         atomic_write(top / path, text)
         report.paths.append(path)
-        report.fixes.append(Fix(path, "merged both sides by entry id"))
+        report.fixes.append(Fix(path, "merged the events log as a union of both sides" if (
+            result.mode == "events") else "merged both sides by entry id"))
         report.fixes.extend(Fix(path, f"{old} was created on both branches for different "
                                       f"entries: the other branch's copy is now {new}")
                             for old, new in result.renamed.items())
+        report.fixes.extend(Fix(path, f"{memory_id} was changed differently on both sides; "
+                                      "kept ours where no rule decides (git show MERGE_HEAD:"
+                                      f"{path} has the other version)")
+                            for memory_id in result.settled)
 
 
 def repair(root: str | None) -> RepairReport:

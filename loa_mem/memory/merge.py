@@ -267,7 +267,10 @@ class _Job:
             return _reindent(self.theirs.span(memory_id), self.ours.indent)
         if base is None and identity(ours) != identity(theirs):
             return self.conflict(memory_id)
-        merged = merge_fields(base, ours, theirs, self.plan.later, self.plan.settle_with_ours)
+        merged = merge_fields(base, ours, theirs, self.plan.later)
+        if merged is None and self.plan.settle_with_ours:  # a repair: ours, and it says so
+            self.settled.append(memory_id)
+            merged = merge_fields(base, ours, theirs, self.plan.later, settle_with_ours=True)
         if merged is None:
             return self.conflict(memory_id)
         return _rewrite(self.ours.span(memory_id), self.ours.indent, merged)
