@@ -100,8 +100,9 @@ def _ssh_signing(store: Path, tmp_path: Path, key: Path) -> None:
     git(store, "config", "commit.gpgSign", "true")
 
 
+@pytest.mark.parametrize("where", ["repository", "included by the global config"])
 def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: Path,
-                                                              tmp_path: Path) -> None:
+                                                              tmp_path: Path, where: str) -> None:
     if shutil.which("ssh-keygen") is None:
         pytest.skip("needs ssh-keygen (OpenSSH) to make a signing key")
     key = tmp_path / "key"
@@ -111,6 +112,12 @@ def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: P
     allowed.write_text(f"test@example.invalid {key.with_suffix('.pub').read_text()}")
     _ssh_signing(store, tmp_path, key)
     git(store, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+    if where != "repository":  # set where loa-mem only finds it by following an include
+        git(store, "config", "--unset", "commit.gpgSign")
+        included = tmp_path / "signing.inc"
+        included.write_text("[commit]\n\tgpgSign = true\n", encoding="utf-8")
+        with Path(os.environ["GIT_CONFIG_GLOBAL"]).open("a", encoding="utf-8") as config:
+            config.write(f"[include]\n\tpath = {included}\n")
     first = _remember(cli, "Signed commits only on main.")
     git(store, "verify-commit", "HEAD")
     cli.ok("archive", first, "--reason", "stale")

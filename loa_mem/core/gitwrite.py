@@ -25,7 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from loa_mem.core import git
+from loa_mem.core import git, gitsign
 from loa_mem.core.errors import GitFailed, Refused, WriteFailed
 
 # Replays a command's change on another version of the same file; None when it cannot.
@@ -312,7 +312,7 @@ def prepare(state: State, changes: list[FileChange], message: str) -> Pending:
             index=tree_index)
         tree = _git(top, ["write-tree"], index=tree_index).decode().strip()
     parents = ["-p", head] if head else []
-    commit = _git(top, [*_UTF8, "commit-tree", *_signing(top), tree, *parents, "-F", "-"],
+    commit = _git(top, [*_UTF8, "commit-tree", *gitsign.signing(top), tree, *parents, "-F", "-"],
                   stdin=message.encode("utf-8")).decode().strip()
     index_info = _info((path, mode, shas, staged) for path, mode, _, staged in planned)
     undo = "".join(f"{e.mode} {e.sha}\t{p}\n" if (e := in_index.get(p)) else f"0 {_ZERO}\t{p}\n"
@@ -323,15 +323,6 @@ def prepare(state: State, changes: list[FileChange], message: str) -> Pending:
 # The message is UTF-8 text: a commit must say so (no `encoding` header), whatever
 # i18n.commitEncoding says, or every other reader shows it garbled.
 _UTF8 = ["-c", "i18n.commitEncoding=UTF-8"]
-
-
-def _signing(top: Path) -> list[str]:
-    """`-S` where the user asks for signed commits: `git commit` honours commit.gpgSign,
-    the plumbing loa-mem commits with does not."""
-    found = subprocess.run(["git", "config", "--type=bool", "--get", "commit.gpgSign"],
-                           cwd=top, env=git.clean_env(), capture_output=True, text=True,
-                           check=False)
-    return ["-S"] if found.stdout.strip() == "true" else []
 
 
 def _hash_all(top: Path, folder: Path, planned: list[tuple[str, bytes | None, bytes | None]]
