@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests import support
-from tests.conftest import Cli, git
+from tests.conftest import Cli, git, run_loa_mem
 
 FACTS = f"{support.MEMORY}/facts.yaml"
 
@@ -234,3 +234,22 @@ def test_repair_of_committed_diff3_markers_names_the_entry_too(cli: Cli, store: 
     assert report["commit"] == support.head(store)
     assert "The queue is NATS." not in (store / FACTS).read_text()
     _rebuilt_agrees(cli, store, "queue")
+
+
+# -- GIT_DIR and GIT_WORK_TREE -----------------------------------------------------------------
+def test_git_dir_and_work_tree_variables_are_named_when_they_are_not_followed(
+        tmp_path: Path) -> None:
+    project, gitdir = tmp_path / "project", tmp_path / "elsewhere.git"
+    git(tmp_path, "init", "-q", f"--separate-git-dir={gitdir}", str(project))
+    Cli(project).ok("init")
+    pointed = {"GIT_DIR": str(gitdir), "GIT_WORK_TREE": str(project)}
+    outside = run_loa_mem(tmp_path, "remember", "Pointed at by variables.", "-c", "fact",
+                          env=pointed)
+    assert outside.returncode == 1 and outside.stdout == ""
+    assert "GIT_DIR and GIT_WORK_TREE" in outside.stderr and "--root" in outside.stderr
+    assert len(outside.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / ".git").exists() and support.porcelain(project) == ""
+    inside = run_loa_mem(project, "remember", "Run inside the working tree.", "-c", "fact",
+                         env=pointed)
+    assert inside.returncode == 0, inside.stderr
+    assert "Run inside the working tree." in git(project, "show", f"HEAD:{FACTS}")

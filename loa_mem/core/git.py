@@ -56,9 +56,17 @@ def scrub_process_env() -> None:
     kept aside for `hook_index`."""
     if os.environ.get("GIT_INDEX_FILE"):
         _HOOK_INDEX["path"] = os.path.abspath(os.environ["GIT_INDEX_FILE"])
+    ignored = [k for k in ("GIT_DIR", "GIT_WORK_TREE") if os.environ.get(k)]
+    if ignored:
+        _HOOK_INDEX["ignored"] = " and ".join(ignored)
     for key in [k for k in os.environ if k.startswith("GIT_")]:
         if key not in clean_env({key: ""}):
             del os.environ[key]
+
+
+def ignored_variables() -> str | None:
+    """GIT_DIR / GIT_WORK_TREE, when they were set and loa-mem set them aside."""
+    return _HOOK_INDEX.get("ignored")
 
 
 def hook_index() -> str | None:

@@ -63,8 +63,11 @@ def locate_top(root: str | None) -> Path:
         raise NotARepo(f"{bare} is a bare repository: it has no working tree for memory files",
                        f"clone it (git clone {bare}) and run loa-mem in the clone")
     if top is None:
-        raise NotARepo(f"{start} is not inside a git repository",
-                       "run `loa-mem init` to create a memory store here")
+        ignored = git.ignored_variables()  # a hook's variables, never followed
+        raise NotARepo(f"{start} is not inside a git repository" + (
+            f" (loa-mem does not follow {ignored}, which git hooks set)" if ignored else ""),
+            "run loa-mem in the working tree, whose .git is there (cd into it, or --root "
+            "PATH)" if ignored else "run `loa-mem init` to create a memory store here")
     return top
 
 
