@@ -11,7 +11,6 @@ repository's and the worktree's.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -67,6 +66,8 @@ def _config_files(top: Path) -> list[Path]:
 def _prefix_system_files() -> list[Path]:
     """Where a git installed under another prefix (Homebrew, /usr/local, Git for Windows)
     keeps its system config: PREFIX/etc/gitconfig, PREFIX being the folder above its bin."""
+    import shutil
+
     found = shutil.which("git")
     if found is None:
         return []

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import events, git, gitwrite
+from loa_mem.core import events, git
 from loa_mem.core.errors import GitFailed, NotARepo, NothingToDo
 from loa_mem.core.filewrite import atomic_write
 from loa_mem.memory import config as config_mod
@@ -71,6 +71,8 @@ def init(root: str | None) -> Initialized:
         git.init(top)
     else:
         top = found
+    from loa_mem.core import gitwrite
+
     created: list[str] = []
     config_path = top / config_mod.CONFIG_FILE
     gitwrite.refuse_left_out(top, [config_mod.CONFIG_FILE, ".gitattributes"])
@@ -108,6 +110,7 @@ def init(root: str | None) -> Initialized:
                 sha = git.commit(top, paths, git.message("init", "create the memory store", []))
             except GitFailed as failure:
                 _undo_init(top, paths, before, staged)
+
                 failure.hint = gitwrite.hint(failure.message)
                 raise
     store.close()
