@@ -253,3 +253,22 @@ def test_git_dir_and_work_tree_variables_are_named_when_they_are_not_followed(
                          env=pointed)
     assert inside.returncode == 0, inside.stderr
     assert "Run inside the working tree." in git(project, "show", f"HEAD:{FACTS}")
+
+
+def test_a_write_inside_a_submodule_points_to_the_superprojects_store(cli: Cli, store: Path,
+                                                                       tmp_path: Path) -> None:
+    library = tmp_path / "library"
+    library.mkdir()
+    git(library, "init", "-q")
+    (library / "lib.py").write_text("x = 1\n")
+    git(library, "add", "lib.py")
+    git(library, "commit", "-qm", "library")
+    git(store, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(library), "lib")
+    git(store, "commit", "-qm", "the library as a submodule")
+    inside = Cli(store / "lib")
+    before = (support.snapshot(store), support.head(store), support.head(store / "lib"))
+    line = support.one_line_error(inside("remember", "Written from the submodule.", "-c",
+                                         "fact"))
+    assert f"submodule of {store}" in line and f"--root {store}" in line
+    assert (support.snapshot(store), support.head(store), support.head(store / "lib")) == before
+    support.remember(Cli(store), "Written from the superproject.")

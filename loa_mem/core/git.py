@@ -124,6 +124,12 @@ def _hint(stderr: str) -> str:
     return "the files are written; run `loa-mem commit` once git works again"
 
 
+def superproject(top: Path) -> Path | None:
+    """The working tree of the repository `top` is a submodule of (None when it is not)."""
+    found = run(top, "rev-parse", "--show-superproject-working-tree", check=False).strip()
+    return Path(found) if found else None
+
+
 def init(top: Path) -> None:
     top.mkdir(parents=True, exist_ok=True)
     run(top, "init", "-q")

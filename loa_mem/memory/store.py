@@ -367,8 +367,12 @@ class Store:
         """Refuse to write into a repository that was never set up: half a store (grimoire
         files without config, merge driver or events log) is worse than none."""
         if not _initialised(self):
-            raise NoStore(f"{self.top} has no memory store yet",
-                          "run `loa-mem init` first; nothing was written")
+            outer = git.superproject(self.top)  # a submodule: is the store in its superproject?
+            there = outer is not None and (outer / config_mod.CONFIG_FILE).exists()
+            raise NoStore(f"{self.top} is a git submodule of {outer}, whose memory store is "
+                          "there" if there else f"{self.top} has no memory store yet",
+                          f"run loa-mem in {outer} (or --root {outer}); nothing was written"
+                          if there else "run `loa-mem init` first; nothing was written")
 
     @contextmanager
     def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
