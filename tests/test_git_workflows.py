@@ -272,3 +272,15 @@ def test_a_write_inside_a_submodule_points_to_the_superprojects_store(cli: Cli, 
     assert f"submodule of {store}" in line and f"--root {store}" in line
     assert (support.snapshot(store), support.head(store), support.head(store / "lib")) == before
     support.remember(Cli(store), "Written from the superproject.")
+
+
+def test_init_refused_by_core_safecrlf_says_so_and_writes_nothing(repo: Path) -> None:
+    git(repo, "config", "core.autocrlf", "true")
+    git(repo, "config", "core.safecrlf", "true")
+    cli = Cli(repo)
+    line = support.one_line_error(cli("init"))
+    assert "core.safecrlf" in line and "nothing was changed" in line
+    assert support.snapshot(repo) == {} and support.porcelain(repo) == ""
+    git(repo, "config", "core.safecrlf", "warn")
+    cli.ok("init")
+    assert support.porcelain(repo) == ""

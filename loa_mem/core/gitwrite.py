@@ -141,6 +141,10 @@ def hint(detail: str) -> str:
         return ("commits here are signed (commit.gpgSign) and signing failed: fix it (try `git "
                 "commit --allow-empty -m test`) or turn it off for this repository (git config "
                 "commit.gpgSign false); nothing was changed")
+    if "would be replaced by" in detail:
+        return ("core.safecrlf refuses a file whose line endings core.autocrlf or an eol "
+                "attribute would change; loa-mem writes a new file with LF: set git config "
+                "core.safecrlf warn, then retry; nothing was changed")
     if ".lock" in detail:
         return "another git command is running here; retry when it ends; nothing was changed"
     if any(sign in detail.lower() for sign in (
