@@ -124,6 +124,37 @@ def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: P
     git(store, "verify-commit", "HEAD")
 
 
+def test_signature_lines_git_log_shows_never_mix_with_what_loa_mem_reads(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    if shutil.which("ssh-keygen") is None:
+        pytest.skip("needs ssh-keygen (OpenSSH) to make a signing key")
+    key = tmp_path / "key"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test@example.invalid",
+                    "-f", str(key)], check=True, capture_output=True)
+    allowed = tmp_path / "allowed_signers"
+    allowed.write_text(f"test@example.invalid {key.with_suffix('.pub').read_text()}")
+    _ssh_signing(store, tmp_path, key)
+    git(store, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+    git(store, "config", "log.showSignature", "true")
+    (store / "notes.md").write_text("kept in git\n", encoding="utf-8")
+    git(store, "add", "notes.md")
+    git(store, "commit", "-qm", "notes")
+    git(store, "rm", "-q", "notes.md")
+    git(store, "commit", "-qm", "notes gone")
+    cli.ok("restore", "notes.md")
+    assert (store / "notes.md").read_text(encoding="utf-8") == "kept in git\n"
+    memory_id = _remember(cli, "Signed, and shown with its signature.")
+    cli.ok("forget", memory_id, "--reason", "a test")
+    cli.ok("restore", memory_id)
+    assert len(cli.ok("history", memory_id, "--json").json()["commits"]) == 3
+
+
+def test_a_log_output_encoding_setting_never_garbles_history(cli: Cli, store: Path) -> None:
+    memory_id = _remember(cli, "Le café est prêt à 10h.")
+    git(store, "config", "i18n.logOutputEncoding", "ISO-8859-1")
+    assert "Le café est prêt" in cli.ok("history", memory_id).stdout
+
+
 def test_a_signing_failure_is_refused_and_nothing_is_written(cli: Cli, store: Path,
                                                              tmp_path: Path) -> None:
     _remember(cli, "Written before signing was required.")

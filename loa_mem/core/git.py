@@ -103,9 +103,14 @@ def git_dir(top: Path) -> Path:
     return dot_git
 
 
+# What loa-mem reads from `git log` and `git show` must be what it asked for, whatever the
+# user's settings: no signature check lines in the output (log.showSignature), UTF-8 text.
+_AS_ASKED = ("-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8")
+
+
 def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> str:
     result = _process(
-        ["git", *args], cwd=top, env=clean_env(), input=stdin, capture_output=True,
+        ["git", *_AS_ASKED, *args], cwd=top, env=clean_env(), input=stdin, capture_output=True,
         text=True, errors="replace", check=False,  # a hand-committed binary must not crash us
     )
     if check and result.returncode != 0:
@@ -171,7 +176,7 @@ def commit(top: Path, paths: list[str], message: str) -> str | None:
 
 
 def _git(top: Path, args: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:
-    return _process(["git", *args], cwd=top, env=clean_env(), input=stdin,
+    return _process(["git", *_AS_ASKED, *args], cwd=top, env=clean_env(), input=stdin,
                      capture_output=True, text=True, check=False)
 
 
