@@ -155,6 +155,18 @@ def test_a_log_output_encoding_setting_never_garbles_history(cli: Cli, store: Pa
     assert "Le café est prêt" in cli.ok("history", memory_id).stdout
 
 
+def test_colour_forced_on_leaves_history_whole(cli: Cli, store: Path) -> None:
+    memory_id = _remember(cli, "The colour of the build light is green.")
+    facts = store / FACTS
+    facts.write_text(facts.read_text().replace("light is green.", "light is amber."))
+    git(store, "commit", "-qam", "a hand edit")
+    cli.ok("archive", memory_id, "--reason", "stale")
+    plain = cli.ok("history", memory_id, "--json").json()
+    assert "a hand edit" in [c["subject"] for c in plain["commits"]]
+    git(store, "config", "color.ui", "always")
+    assert cli.ok("history", memory_id, "--json").json() == plain
+
+
 def test_a_signing_failure_is_refused_and_nothing_is_written(cli: Cli, store: Path,
                                                              tmp_path: Path) -> None:
     _remember(cli, "Written before signing was required.")

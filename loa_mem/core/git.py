@@ -103,9 +103,10 @@ def git_dir(top: Path) -> Path:
     return dot_git
 
 
-# What loa-mem reads from `git log` and `git show` must be what it asked for, whatever the
-# user's settings: no signature check lines in the output (log.showSignature), UTF-8 text.
-_AS_ASKED = ("-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8")
+# What loa-mem reads from git must be what it asked for, whatever the user's settings: no
+# signature check lines (log.showSignature), UTF-8 text, no colour codes (color.*=always).
+_AS_ASKED = ("-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
+             "-c", "color.ui=never", "-c", "color.grep=never", "-c", "color.diff=never")
 
 
 def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> str:
