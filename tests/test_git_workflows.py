@@ -327,3 +327,22 @@ def test_init_refused_by_core_safecrlf_says_so_and_writes_nothing(repo: Path) ->
     git(repo, "config", "core.safecrlf", "warn")
     cli.ok("init")
     assert support.porcelain(repo) == ""
+
+
+# -- linked worktrees ------------------------------------------------------------------------
+def test_a_linked_worktree_at_a_path_with_spaces_keeps_its_own_index_and_merges_back(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    shared = _remember(cli, "Shared before the worktree: builds run nightly.")
+    other = tmp_path / "côté B worktree"
+    git(store, "worktree", "add", "-q", "-b", "side", str(other))
+    there = Cli(other)
+    side = _remember(there, "Only on the side branch: builds run hourly.")
+    here = _remember(cli, "Only on main: builds run on every push.")
+    assert {r["id"] for r in there.ok("recall", "builds", "--json").json()["results"]} == {
+        shared, side}
+    assert {r["id"] for r in cli.ok("recall", "builds", "--json").json()["results"]} == {
+        shared, here}
+    assert support.porcelain(other) == "" and support.porcelain(store) == ""
+    git(store, "merge", "-q", "--no-edit", "side")
+    assert sorted(support.all_ids(store)) == sorted([shared, side, here])
+    _rebuilt_agrees(cli, store, "builds")
