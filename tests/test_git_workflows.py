@@ -346,3 +346,19 @@ def test_a_linked_worktree_at_a_path_with_spaces_keeps_its_own_index_and_merges_
     git(store, "merge", "-q", "--no-edit", "side")
     assert sorted(support.all_ids(store)) == sorted([shared, side, here])
     _rebuilt_agrees(cli, store, "builds")
+
+
+def test_remember_during_a_squash_merge_keeps_the_squash_staged(cli: Cli, store: Path) -> None:
+    base = _remember(cli, "The API speaks JSON.")
+    git(store, "checkout", "-q", "-b", "feature")
+    squashed = [_remember(cli, f"Feature fact {n}: the API paginates.") for n in (1, 2)]
+    git(store, "checkout", "-q", "main")
+    git(store, "merge", "-q", "--squash", "feature")
+    during = _remember(cli, "Remembered while the squash waits to be committed.")
+    committed = git(store, "show", f"HEAD:{FACTS}")
+    assert during in committed and not any(i in committed for i in squashed)
+    assert all(i in git(store, "diff", "--cached", "--", FACTS) for i in squashed)
+    git(store, "commit", "-q", "-m", "the feature, squashed")
+    assert support.porcelain(store) == ""
+    assert sorted(support.all_ids(store)) == sorted([base, *squashed, during])
+    _rebuilt_agrees(cli, store, "API")
