@@ -362,3 +362,18 @@ def test_remember_during_a_squash_merge_keeps_the_squash_staged(cli: Cli, store:
     assert support.porcelain(store) == ""
     assert sorted(support.all_ids(store)) == sorted([base, *squashed, during])
     _rebuilt_agrees(cli, store, "API")
+
+
+def test_the_pre_commit_hook_installed_from_a_linked_worktree_runs_there(
+        store: Path, tmp_path: Path) -> None:
+    other = tmp_path / "second worktree"
+    git(store, "worktree", "add", "-q", "-b", "side", str(other))
+    done = run_loa_mem(other, "hooks", "install", "--git")
+    assert done.returncode == 0, done.stderr
+    with open(support.grimoire(other, "fact"), "a", encoding="utf-8") as handle:
+        handle.write("- id: not-an-id\n")
+    git(other, "add", "-A")
+    blocked = subprocess.run(["git", "commit", "-qm", "a broken memory file"], cwd=other,
+                             capture_output=True, text=True, check=False)
+    assert blocked.returncode != 0 and "not-an-id" in blocked.stdout + blocked.stderr
+    assert run_loa_mem(other, "hooks", "uninstall", "--git").returncode == 0

@@ -223,11 +223,10 @@ def uninstall_claude(top: Path) -> dict[str, Any]:
 
 # -- git pre-commit -------------------------------------------------------------------------
 def pre_commit_path(top: Path) -> Path:
-    configured = git.run(top, "config", "--get", "core.hooksPath", check=False).strip()
-    if configured:
-        base = Path(os.path.expanduser(configured))
-        return (base if base.is_absolute() else top / base) / "pre-commit"
-    return git.git_dir(top) / "hooks" / "pre-commit"
+    """Where git runs the pre-commit hook from: core.hooksPath when set, else the hooks folder
+    every worktree of the repository shares (a linked worktree's own git dir has none)."""
+    hooks = git.run(top, "rev-parse", "--git-path", "hooks").strip()
+    return top / hooks / "pre-commit"
 
 
 def _block(command: str, begin: str) -> str:
