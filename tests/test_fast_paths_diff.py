@@ -87,6 +87,68 @@ def test_hand_written_blocks_read_as_the_parser_reads_them(
     same(text + text.replace("abcdefgh", "bcdefghi"))
 
 
+# values, keys and lines as people and other tools write them: the fast reader's own forms,
+# and every form it must leave to the parser
+ODD_VALUES = [
+    "plain words", "yes", "No", "~", "0.5", "007", "1:20", "30d", "1_000", "0o7", "+1", "-0",
+    ".5", "1.", "1e3", "-.inf", "0x1F", "2026-02-01T10:30:00Z", "2026-02-01", "'q''s'",
+    "'a # b'", "x #y", "x#y", "a:b", "http://x.y/z", "=", "<<", "\"d\\tq\"", "text  ",
+    "[a, b]", "[a, 'b']", "[]", "[a,b]", "[1, true, null]", "{}", "{a: 1}", "&x v", "*x",
+    "!!str 5", "|", "|-", "|+", "|2", ">", ">-", "e\u0301", "\u05e9\u05dc\u05d5\u05dd",
+    "\U0001f600 emoji", "a\u00a0b", "-", "- x", "? q", "a :b", "'open", "''", "True", "0",
+    "3.11.7", "...", "---", "a  b", "#", "x" * 300]
+ODD_KEYS = ["content", "summary", "tags", "source", "on", "y", "1", "_x", "a-b", "key ", "'q'",
+            "k\u00e9", "id"]
+BLOCK_LINES = ["text", "", "  indented more", "# not a comment", "text  ", "- dash", "key: v"]
+ODD_LINES = ["    continued words", "    # comment", "", "  # c", "   more: x", "  k: v # c",
+             "  - x", "...", "  k:  v", "#c"]
+
+
+def _odd_entry(rand: Any, number: int) -> list[str]:
+    lines = [f"- id: MEM-20260201-{number:08d}"]
+    for name in rand.sample(ODD_KEYS, rand.randint(1, 5)):
+        kind = rand.random()
+        if kind < 0.5:
+            lines.append(f"  {name}: {rand.choice(ODD_VALUES)}")
+        elif kind < 0.7:
+            lines.append(f"  {name}: {rand.choice(['|', '|-', '|+', '|2', '>', '>-', '|1-'])}")
+            depth = rand.choice([4, 4, 3, 5, 6])
+            for _ in range(rand.randint(0, 4)):
+                line = rand.choice(BLOCK_LINES)
+                lines.append(" " * depth + line if line else rand.choice(["", "  ", " " * 7]))
+        elif kind < 0.85:
+            lines.append(f"  {name}:")
+            lines += [f"{rand.choice(['    ', '   '])}{key}: {rand.choice(ODD_VALUES)}"
+                      for key in rand.sample(["session_id", "timestamp", "on", "x"],
+                                             rand.randint(0, 3))]
+        elif kind < 0.95:
+            lines.append(f"  {name}:")
+            lines += [f"{rand.choice(['  - ', '    - '])}{rand.choice(ODD_VALUES)}"
+                      for _ in range(rand.randint(0, 3))]
+        else:
+            lines += [f"  {name}: {rand.choice(ODD_VALUES)}", rand.choice(ODD_LINES)]
+    return lines
+
+
+@settings(max_examples=400, deadline=None)
+@given(rand=st.randoms(use_true_random=False), copies=st.integers(1, 4),
+       end=st.sampled_from(["\n", "", "\n\n", "\n# end\n"]))
+def test_hand_written_files_read_as_the_parser_reads_them(rand: Any, copies: int,
+                                                          end: str) -> None:
+    """Entries of one layout repeated (the fast reader learns it) with one value changed, and
+    entries of any other: the fast reader's items, lines, key lines and hashes are the
+    parser's, or the parser's error."""
+    first = _odd_entry(rand, 0)
+    lines = ["# Loa memory: facts."]
+    for number in range(copies):
+        again = [line.replace("00000000", f"{number:08d}") for line in first]
+        at = rand.randrange(len(again))
+        if ": " in again[at] and not again[at].startswith("- "):
+            again[at] = again[at].split(": ", 1)[0] + ": " + rand.choice(ODD_VALUES)
+        lines += again + _odd_entry(rand, 100 + number)
+    same("\n".join(lines) + end)
+
+
 # -- appending entries ---------------------------------------------------------------------
 @pytest.mark.parametrize("text", [
     "[ ]\n", "[\n]\n", "--- []\n", "--- !!seq []\n", "# notes\n[] # none yet\n# more\n",
