@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +132,16 @@ def normalise_ids(text: str, ids: list[str] | None = None) -> str:
     for number, memory_id in enumerate(ids or [], start=1):
         text = text.replace(memory_id, f"<ID{number}>")
     return _NEW_ID_IN_TEXT.sub("<ID>", text)
+
+
+def answers_as_rebuilt(cli: Any, root: Path, query: str) -> None:
+    """recall, context and validate answer the same from the live index (and the caches in
+    .git/loa-mem) as from ones built from scratch."""
+    def answers() -> tuple[str, str, str]:
+        return (cli.ok("recall", query, "--json").stdout, cli.ok("context").stdout,
+                cli.ok("validate", "--json").stdout)
+
+    live = answers()
+    git_dir = git(root, "rev-parse", "--git-dir").strip()
+    shutil.rmtree(root / git_dir / "loa-mem")
+    assert answers() == live

@@ -24,14 +24,6 @@ def _remember(cli: Cli, text: str, category: str = "fact") -> str:
     return support.remember(cli, text, category)
 
 
-def _rebuilt_agrees(cli: Cli, store: Path, query: str) -> None:
-    """recall and validate answer the same from the live index as from one built from scratch."""
-    live = (cli.ok("recall", query, "--json").stdout, cli.ok("validate", "--json").stdout)
-    shutil.rmtree(store / ".git" / "loa-mem")
-    assert (cli.ok("recall", query, "--json").stdout,
-            cli.ok("validate", "--json").stdout) == live
-
-
 def _refused_unchanged(cli: Cli, store: Path, *args: str) -> str:
     """A refusal: one line, exit 1, no file, no index entry and no commit changed."""
     before = (support.snapshot(store), support.head(store), git(store, "ls-files", "-s", "-t"))
@@ -63,7 +55,7 @@ def test_a_grimoire_left_out_of_a_sparse_checkout_is_never_replaced(cli: Cli,
     new = _remember(cli, "A fact once the file is back.")
     assert support.all_ids(store).count(new) == 1
     assert set(ids) <= set(support.all_ids(store))
-    _rebuilt_agrees(cli, store, "fact")
+    support.answers_as_rebuilt(cli, store, "fact")
 
 
 def test_other_grimoires_of_a_sparse_checkout_still_take_writes(cli: Cli, store: Path) -> None:
@@ -173,7 +165,7 @@ def test_a_signing_failure_is_refused_and_nothing_is_written(cli: Cli, store: Pa
     _ssh_signing(store, tmp_path, tmp_path / "no-such-key")
     line = _refused_unchanged(cli, store, "remember", "Needs a signature.", "-c", "fact")
     assert "commit.gpgSign" in line and "nothing was changed" in line
-    _rebuilt_agrees(cli, store, "signature")
+    support.answers_as_rebuilt(cli, store, "signature")
 
 
 def _no_identity() -> None:
@@ -224,7 +216,7 @@ def test_a_shallow_clone_says_history_is_cut_and_unshallowing_brings_it_back(
     there.ok("restore", forgotten)
     assert forgotten in support.all_ids(clone)
     assert len(there.ok("history", forgotten, "--json").json()["commits"]) == 3
-    _rebuilt_agrees(there, clone, "cache")
+    support.answers_as_rebuilt(there, clone, "cache")
 
 
 def test_init_whose_commit_cannot_be_signed_writes_nothing(repo: Path, tmp_path: Path) -> None:
@@ -276,7 +268,7 @@ def test_repair_of_committed_diff3_markers_names_the_entry_too(cli: Cli, store: 
     assert any(shared in fix["what"] and "kept ours" in fix["what"] for fix in report["fixes"])
     assert report["commit"] == support.head(store)
     assert "The queue is NATS." not in (store / FACTS).read_text()
-    _rebuilt_agrees(cli, store, "queue")
+    support.answers_as_rebuilt(cli, store, "queue")
 
 
 # -- GIT_DIR and GIT_WORK_TREE -----------------------------------------------------------------
@@ -345,7 +337,7 @@ def test_a_linked_worktree_at_a_path_with_spaces_keeps_its_own_index_and_merges_
     assert support.porcelain(other) == "" and support.porcelain(store) == ""
     git(store, "merge", "-q", "--no-edit", "side")
     assert sorted(support.all_ids(store)) == sorted([shared, side, here])
-    _rebuilt_agrees(cli, store, "builds")
+    support.answers_as_rebuilt(cli, store, "builds")
 
 
 def test_remember_during_a_squash_merge_keeps_the_squash_staged(cli: Cli, store: Path) -> None:
@@ -361,7 +353,7 @@ def test_remember_during_a_squash_merge_keeps_the_squash_staged(cli: Cli, store:
     git(store, "commit", "-q", "-m", "the feature, squashed")
     assert support.porcelain(store) == ""
     assert sorted(support.all_ids(store)) == sorted([base, *squashed, during])
-    _rebuilt_agrees(cli, store, "API")
+    support.answers_as_rebuilt(cli, store, "API")
 
 
 def test_the_pre_commit_hook_installed_from_a_linked_worktree_runs_there(
