@@ -369,3 +369,20 @@ def test_the_pre_commit_hook_installed_from_a_linked_worktree_runs_there(
                              capture_output=True, text=True, check=False)
     assert blocked.returncode != 0 and "not-an-id" in blocked.stdout + blocked.stderr
     assert run_loa_mem(other, "hooks", "uninstall", "--git").returncode == 0
+
+
+def test_init_never_commits_lines_of_gitattributes_the_user_has_not_committed(
+        repo: Path) -> None:
+    attributes = repo / ".gitattributes"
+    attributes.write_text("*.png binary\n", encoding="utf-8")
+    git(repo, "add", ".gitattributes")
+    git(repo, "commit", "-qm", "attributes")
+    attributes.write_text("*.png binary\n*.jpg binary\n", encoding="utf-8")
+    cli = Cli(repo)
+    before = support.snapshot(repo)
+    line = support.one_line_error(cli("init"))
+    assert ".gitattributes" in line and "commit or stash" in line
+    assert support.snapshot(repo) == before and support.porcelain(repo) == " M .gitattributes\n"
+    git(repo, "commit", "-qam", "jpg too")
+    cli.ok("init")
+    assert support.porcelain(repo) == ""

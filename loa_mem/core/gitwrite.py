@@ -108,12 +108,6 @@ def refuse_left_out(top: Path, paths: list[str]) -> None:
                           "sparse-checkout disable), then retry")
 
 
-def refuse_without_identity(top: Path) -> None:
-    """Refuse before anything is written when git has no name or email to commit with."""
-    for who in ("GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"):
-        _git(top, ["var", who])
-
-
 def index_busy(top: Path) -> bool:
     """An outer git command (a hook's `git commit`, say) holds this repository's index."""
     return (git.git_dir(top) / "index.lock").exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core import events, git
-from loa_mem.core.errors import GitFailed, NotARepo, NothingToDo
+from loa_mem.core.errors import GitFailed, NotARepo, NothingToDo, Refused
 from loa_mem.core.filewrite import atomic_write
 from loa_mem.memory import config as config_mod
 from loa_mem.memory import rules as model
@@ -76,7 +76,6 @@ def init(root: str | None) -> Initialized:
     created: list[str] = []
     config_path = top / config_mod.CONFIG_FILE
     gitwrite.refuse_left_out(top, [config_mod.CONFIG_FILE, ".gitattributes"])
-    gitwrite.refuse_without_identity(top)
     if not config_path.exists():
         atomic_write(config_path, CONFIG_TEXT)
         created.append(config_mod.CONFIG_FILE)
@@ -94,27 +93,38 @@ def init(root: str | None) -> Initialized:
     from loa_mem.core import features
 
     attributes = _bytes(top / ".gitattributes")
+    yours = attributes is not None and bool(git.uncommitted(top, [".gitattributes"]))
     for on_init in features.hooks("on_init"):
         created.extend(on_init(store))  # type: ignore[operator]
-    sha = None
-    if created:
-        from loa_mem.core import lock
-
-        with lock.hold(store.cache_dir / "write.lock", "init", store.config.lock_timeout):
-            before = {".gitattributes": attributes, store.events_rel: _bytes(store.events_path)}
-            before.update({p: None for p in created if p != ".gitattributes"})
-            events.append(store.events_path, [events.make("init", [], events.actor())])
-            paths = list(dict.fromkeys([*created, store.events_rel]))
-            staged = git.run(top, "ls-files", "-s", "-z", "--", *paths)
-            try:
-                sha = git.commit(top, paths, git.message("init", "create the memory store", []))
-            except GitFailed as failure:
-                _undo_init(top, paths, before, staged)
-
-                failure.hint = gitwrite.hint(failure.message)
-                raise
+    sha = _commit_init(store, created, attributes, yours) if created else None
     store.close()
     return Initialized(str(top), created, sha)
+
+
+def _commit_init(store: Store, created: list[str], attributes: bytes | None, yours: bool
+                 ) -> str | None:
+    """Commit what init wrote; if that fails, or would commit the user's own uncommitted
+    lines of .gitattributes, put every file back as it was (nothing written)."""
+    from loa_mem.core import gitwrite, lock
+
+    top = store.top
+    with lock.hold(store.cache_dir / "write.lock", "init", store.config.lock_timeout):
+        before = {".gitattributes": attributes, store.events_rel: _bytes(store.events_path)}
+        before.update({p: None for p in created if p != ".gitattributes"})
+        paths = list(dict.fromkeys([*created, store.events_rel]))
+        staged = git.run(top, "ls-files", "-s", "-z", "--", *paths)
+        if yours and ".gitattributes" in created:
+            _undo_init(top, paths, before, staged)
+            raise Refused(".gitattributes has changes git has not committed, which init would "
+                          "commit with its own lines; nothing was written",
+                          "commit or stash them first, then retry")
+        events.append(store.events_path, [events.make("init", [], events.actor())])
+        try:
+            return git.commit(top, paths, git.message("init", "create the memory store", []))
+        except GitFailed as failure:
+            _undo_init(top, paths, before, staged)
+            failure.hint = gitwrite.hint(failure.message)
+            raise
 
 
 def _bytes(path: Path) -> bytes | None:
