@@ -50,6 +50,9 @@ def test_a_grimoire_left_out_of_a_sparse_checkout_is_never_replaced(cli: Cli,
         line = _refused_unchanged(cli, store, *args)
         assert FACTS in line and "sparse" in line and "git sparse-checkout" in line
     assert all(i in git(store, "show", f"HEAD:{FACTS}") for i in ids)
+    problems = cli.ok("validate", "--json").json()["problems"]
+    assert [(p["path"], p["rule"], p["severity"]) for p in problems] == [
+        (FACTS, "sparse", "warning")]
 
     git(store, "sparse-checkout", "disable")
     new = _remember(cli, "A fact once the file is back.")
