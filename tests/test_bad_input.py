@@ -619,3 +619,15 @@ def test_an_mcp_client_gets_a_tool_error_for_bad_text_not_a_crash(store: Path) -
     assert "the ttl (--ttl) is not valid" in texts[0]
     assert "NUL character" in texts[1]
     before.check()
+
+
+@pytest.mark.parametrize("command", [("export", "--output"), ("export", "-f", "claude", "-o")])
+def test_an_output_path_that_is_a_folder_is_refused_and_leaves_no_temporary_file(
+        cli: Cli, store: Path, command: tuple[str, ...]) -> None:
+    (store / "notes").mkdir()
+    outcome = cli(*command, str(store / "notes"))
+    assert outcome.code == 1
+    assert f"{store / 'notes'}: Is a directory" in outcome.stderr
+    assert ".tmp" not in outcome.stderr
+    assert list((store / "notes").iterdir()) == []
+    assert [p.name for p in store.iterdir() if p.name.endswith(".tmp")] == []

@@ -312,6 +312,6 @@ def test_a_limit_past_what_the_index_can_count_is_a_usage_error(cli: Cli, store:
     slow = cli("recall", "kafka", "--limit", huge)
     for code, stderr in ((fast.returncode, fast.stderr), (slow.code, slow.stderr)):
         assert code == 2
-        assert "--limit" in stderr and f"must be at most {2**63 - 1} (got {huge})" in stderr
+        assert "--limit" in stderr and f"must be at most 1,000,000 (got {huge})" in stderr
         assert "unexpected error" not in stderr
-    assert run_loa_mem(store, "recall", "kafka", "--limit", str(2**63 - 1)).returncode == 0
+    assert run_loa_mem(store, "recall", "kafka", "--limit", "1000000").returncode == 0

@@ -305,3 +305,14 @@ def test_a_file_that_cannot_merge_by_id_falls_back_to_lines(cli: Cli, store: Pat
     assert outcome.code == 1
     assert "merged line by line" in outcome.stdout
     assert "<<<<<<<" in ours.read_text()
+
+
+def test_merge_driver_given_a_missing_file_says_so_and_writes_nothing(cli: Cli,
+                                                                      store: Path) -> None:
+    (store / "ours.tmp").write_text("- id: MEM-20260201-001\n")
+    outcome = cli("merge-driver", "base.tmp", str(store / "ours.tmp"), "theirs.tmp")
+    assert outcome.code == 2
+    assert "base.tmp is not a file" in outcome.stderr
+    assert "loa-mem repair" in outcome.stderr
+    assert (store / "ours.tmp").read_text() == "- id: MEM-20260201-001\n"
+    assert not (store / "base.tmp").exists()

@@ -46,7 +46,7 @@ INVOCATIONS = [
     # not for the fast path: the Typer command answers, with its own messages
     ("--limit", "0"), ("-c", "nonsense"), ("--tag",), ("a", "b"), ("--bogus",),
     ("--min-confidence", "0.9", "--json"), ("--help",), ("database", "--mode", "lexical"),
-    ("-", "--json"),
+    ("-", "--json"), ("--limit", "1000000", "database"), ("--limit", "99999999999999999999"),
 ]
 
 
@@ -101,3 +101,15 @@ def test_outside_a_repository_the_error_is_the_typer_commands(tmp_path: Path) ->
     slow = through_typer(tmp_path, "database")
     assert fast.returncode == slow.returncode == 1
     assert fast.stderr == slow.stderr and fast.stdout == ""
+
+
+def test_a_limit_past_any_store_is_refused_in_one_line(store: Path) -> None:
+    from loa_mem.cli import fast_recall
+    from loa_mem.memory.commands.read import MAX_LIMIT
+
+    assert fast_recall._MAX_LIMIT == MAX_LIMIT
+    for extra in ((), ("--track",), ("--json",)):
+        done = run_loa_mem(store, "recall", "database", "--limit", "99999999999999999999", *extra)
+        assert done.returncode == 2, done.stderr
+        assert "invalid value for --limit: limit must be at most 1,000,000" in done.stderr
+        assert "Traceback" not in done.stderr and "unexpected" not in done.stderr

@@ -36,6 +36,7 @@ _CATEGORIES = ("fact", "decision", "learning", "error", "preference")  # rules.C
 _VALUED = {"-c": "--category", "--category": "--category", "-t": "--tag", "--tag": "--tag",
            "--limit": "--limit", "--mode": "--mode", "--root": "--root"}
 _MODES = ("lexical", "semantic", "hybrid")  # semantic.MODES
+_MAX_LIMIT = 1_000_000  # commands.read.MAX_LIMIT
 
 
 class Request:
@@ -113,7 +114,8 @@ def _take(request: Request, option: str, value: str) -> bool:
         request.mode = value
         return value in _MODES
     else:
-        if not (value.isascii() and value.isdigit() and int(value) >= 1):
+        # anything else is for the full command line's message
+        if not (value.isascii() and value.isdigit() and 1 <= int(value) <= _MAX_LIMIT):
             return False
         request.limit = int(value)
     return True

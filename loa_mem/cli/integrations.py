@@ -41,6 +41,11 @@ def merge_driver(
     if base is None or ours is None or theirs is None:
         raise UsageError("merge-driver needs the three files %O %A %B",
                          "git passes them; see `loa-mem init`, or use --repair")
+    missing = next((file for file in (base, ours, theirs) if not file.is_file()), None)
+    if missing is not None:  # git always passes three files: a person typed this
+        raise UsageError(f"merge-driver: {missing} is not a file",
+                         "git passes the three versions it merges; after a merge, run "
+                         "`loa-mem repair`")
     result = merging.drive(base, ours, theirs, path, marker_size)
     emit(result, as_json, views.file_merge)
     raise typer.Exit(0 if result.ok else 1)

@@ -16,7 +16,14 @@ def atomic_write(path: Path, text: str | bytes, new_mode: int = 0o644, durable: 
                  ) -> None:
     """`durable=False` for a file derived again whenever it is missing or wrong: not flushed
     to disk before the rename (an fsync costs 5-75 ms on a busy disk)."""
-    os.replace(write_temporary(path, text, new_mode, durable), path)
+    tmp = write_temporary(path, text, new_mode, durable)
+    try:
+        os.replace(tmp, path)
+    except OSError as failure:
+        # e.g. a folder where the file goes: no temporary left behind, and the error names
+        # the path the user gave, not the temporary's
+        tmp.unlink(missing_ok=True)
+        raise type(failure)(failure.errno, failure.strerror, str(path)) from None
 
 
 def write_temporary(path: Path, text: str | bytes, new_mode: int = 0o644, durable: bool = True

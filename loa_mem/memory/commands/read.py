@@ -24,7 +24,8 @@ def recall(store: Store, filters: Filters, track: bool, actor: str,
     return Recalled(filters.query, hits, tracked=True, commit=sha)
 
 
-MAX_LIMIT = 2**63 - 1
+# more results than any store holds; past 2^63 SQLite cannot even take the number
+MAX_LIMIT = 1_000_000
 
 
 def limit_problem(limit: int | None, name: str = "--limit") -> str | None:
@@ -32,9 +33,9 @@ def limit_problem(limit: int | None, name: str = "--limit") -> str | None:
     tool's check), or None."""
     if limit is None or 1 <= limit <= MAX_LIMIT:
         return None
-    if limit > MAX_LIMIT:  # SQLite's largest integer
-        return f"{name} must be at most {MAX_LIMIT} (got {limit})"
-    return f"{name} must be at least 1 (got {limit})"
+    if limit < 1:
+        return f"{name} must be at least 1 (got {limit})"
+    return f"{name} must be at most {MAX_LIMIT:,} (got {limit})"
 
 
 def default_filters(store: Store, **given: Any) -> Filters:
@@ -112,18 +113,10 @@ def history(store: Store, memory_id: str) -> History:
         span = None  # line numbers of an uncommitted version would trace other entries
     commits = git.history(store.top, memory_id, [store.config.storage_dir,
                                                  store.config.archive_dir], span)
-    shallow = bool(git.shallow_cuts(store.top))
     if not commits:
         from loa_mem.core.errors import NotFound
 
-        raise NotFound(f"no commit touches {memory_id}" + (
-            " in the history this clone holds" if shallow else ""),
-            git.SHALLOW_HINT if shallow else "check the id")
-    if shallow:
-        from loa_mem.core import notices
-
-        notices.add("this clone is shallow (cloned with --depth), so older commits may be "
-                    "missing; `git fetch --unshallow` fetches them")
+        raise NotFound(f"no commit touches {memory_id}", "check the id")
     return History(memory_id, commits)
 
 
