@@ -631,3 +631,23 @@ def test_an_output_path_that_is_a_folder_is_refused_and_leaves_no_temporary_file
     assert ".tmp" not in outcome.stderr
     assert list((store / "notes").iterdir()) == []
     assert [p.name for p in store.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_init_given_a_file_for_its_folder_refuses_and_writes_nothing(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    outcome = Cli(tmp_path)("init", "--root", str(notes))
+    assert outcome.code == 2
+    assert f"{notes} is a file, not a folder" in outcome.stderr
+    assert notes.read_text() == "my notes\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]
+
+
+@pytest.mark.parametrize("value", ["1e309", "nan", "-inf"])
+def test_a_preference_confidence_that_is_no_number_is_a_usage_error(
+        store: Path, value: str) -> None:
+    outcome = Cli(store)("pref", "session", "record", "channel", "email", "--session", "s-1",
+                         "--user", "ana@example.invalid", "--confidence", value)
+    assert outcome.code == 2
+    assert "a confidence is a fraction like 0.85" in outcome.stderr
+    assert value not in outcome.stderr.replace("--confidence", "")

@@ -26,6 +26,9 @@ from tests.conftest import Cli, git, run_loa_mem
 _SKIP = {("mcp",), ("mcp", "serve"), ("report", "serve"), ("completion",)}
 _SEED = int(os.environ.get("LOA_MEM_FUZZ_SEED", "7"))
 _DRAWS = int(os.environ.get("LOA_MEM_FUZZ_DRAWS", "3"))
+_STDINS = ["", "not json", "{}", "[]", '{"tool_name": 3}', '{"hook_event_name": null}',
+           '{"session_id": "s", "tool_input": {"command": "make"}, "error": "exit 2"}',
+           "\x00\x01", "{" * 5000]
 
 
 # Typer ships its own copy of click: its classes are known by what they have, not by name
@@ -52,7 +55,18 @@ def _text_values(ids: list[str], root: Path) -> list[str]:
             "99999999999999999999", "\u202eevil\u202c", "emoji 🧠", "line\nbreak", "tab\there",
             "a" * 5000, "MEM-20260101-zzzzzzzz", "MEM-x", "../../etc/passwd", "{}", "[1]",
             "null", "true", "*", "%s%n", "C:\\Windows", "\udcff\udcfe not utf-8",
-            str(root), str(root / "nothing-here"), str(root / "grimoires"), *ids]
+            str(root), str(root / "nothing-here"), str(root / "grimoires"), *ids,
+            *(str(path) for path in _odd_files(root.parent))]
+
+
+def _odd_files(where: Path) -> list[Path]:
+    """Files a command may be pointed at by mistake: binary, empty, half JSON, not YAML."""
+    files = {"junk.bin": bytes(range(256)) * 4, "empty.txt": b"", "half.json": b'{"id": ',
+             "odd.yaml": b"- id: [\n  :\n\t- x", "lines.jsonl": b'{"id": 1}\nnot json\n',
+             "latin1.md": "caf\u00e9 na\u00efve".encode("latin-1")}
+    for name, data in files.items():
+        (where / name).write_bytes(data)
+    return [where / name for name in files]
 
 
 def _value(param: Any, rng: random.Random, texts: list[str]) -> str:
@@ -121,7 +135,7 @@ def test_odd_arguments_get_an_answer_or_one_clear_error(
         head = git(store, "rev-parse", "HEAD")
         before = _grimoires(store)
         try:
-            outcome = cli(*args, stdin="")
+            outcome = cli(*args, stdin=rng.choice(_STDINS))
         except SystemExit as stop:  # a command that exits by itself, as typer.Exit does
             outcome_code: Any = stop.code
             assert outcome_code in (None, 0, 1, 2), args
@@ -141,10 +155,6 @@ def test_odd_arguments_get_an_answer_or_one_clear_error(
 
 _FAST = [leaf for leaf in _LEAVES
          if leaf[0] in (("recall",), ("remember",), ("context",), ("capture", "tool-result"))]
-_STDINS = ["", "not json", "{}", "[]", '{"tool_name": 3}', '{"hook_event_name": null}',
-           '{"session_id": "s", "tool_input": {"command": "make"}, "error": "exit 2"}',
-           "\x00\x01", "{" * 5000]
-
 
 @pytest.mark.parametrize(("path", "command"), _FAST,
                          ids=[" ".join(path) for path, _ in _FAST])

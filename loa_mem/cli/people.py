@@ -133,7 +133,10 @@ def record(key: Key, value: Value,
         days = flagvalues.ttl_days(ttl)
     except ValueError as bad:
         raise typer.BadParameter(str(bad), param_hint="--ttl") from None
-    percent = None if confidence is None else flagvalues.percent(confidence)
+    try:
+        percent = None if confidence is None else flagvalues.percent(confidence)
+    except ValueError as bad:
+        raise typer.BadParameter(str(bad), param_hint="--confidence") from None
     emit(core.session_record(user, session_id, key, value, persistent or days is None,
                              days or 30, percent, context), as_json, views.recorded)
 

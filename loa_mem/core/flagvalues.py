@@ -9,6 +9,8 @@ message; a value that is not a number at all raises ValueError (a usage mistake)
 
 from __future__ import annotations
 
+import math
+
 
 def confidence(text: str | float) -> float:
     """0.85 and 85% both give 0.85."""
@@ -26,7 +28,10 @@ def confidence(text: str | float) -> float:
 
 def percent(value: float) -> int:
     """A confidence as the whole percentage some stores keep (0.8 -> 80). A number above 1
-    was written as a percentage already (the older spelling `--confidence 80`)."""
+    was written as a percentage already (the older spelling `--confidence 80`). ValueError
+    for a value that is no number at all (nan, or inf from 1e309)."""
+    if not math.isfinite(value):
+        raise ValueError("a confidence is a fraction like 0.85 or a percentage like 85%")
     return round(value if value > 1 else value * 100)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core import events, git
-from loa_mem.core.errors import GitFailed, NotARepo, NothingToDo, Refused
+from loa_mem.core.errors import GitFailed, NotARepo, NothingToDo, Refused, UsageError
 from loa_mem.core.filewrite import atomic_write
 from loa_mem.memory import config as config_mod
 from loa_mem.memory import rules as model
@@ -62,6 +62,10 @@ def _plural(category: str) -> str:
 def init(root: str | None) -> Initialized:
     # LOA_MEM_ROOT chooses the store for init as for every other command (spec section 5).
     top = Path(root or os.environ.get("LOA_MEM_ROOT") or ".").resolve()
+    if top.exists() and not top.is_dir():
+        raise UsageError(f"{top} is a file, not a folder",
+                         "give --root (or LOA_MEM_ROOT) the folder to make a store in; "
+                         "nothing was written")
     found = git.find_top(top) if top.exists() else None
     bare = git.bare_repository(top) if found is None and top.exists() else None
     if bare is not None:
