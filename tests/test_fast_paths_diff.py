@@ -315,3 +315,16 @@ def test_a_limit_past_what_the_index_can_count_is_a_usage_error(cli: Cli, store:
         assert "--limit" in stderr and f"must be at most 1,000,000 (got {huge})" in stderr
         assert "unexpected error" not in stderr
     assert run_loa_mem(store, "recall", "kafka", "--limit", "1000000").returncode == 0
+
+
+@pytest.mark.parametrize(("command", "option", "value"), [
+    ("context", "--budget", "\u00b2"), ("context", "--budget", "9" * 5000),
+    ("recall", "--limit", "9" * 5000)])
+def test_a_number_the_fast_paths_cannot_read_is_the_full_commands_usage_error(
+        cli: Cli, store: Path, command: str, option: str, value: str) -> None:
+    """A digit that is not a decimal one, or more digits than Python reads as a number:
+    the fast path leaves it to the full command, which names the option (no traceback)."""
+    cli.ok("remember", "Kafka queues rebalance", "-c", "fact")
+    done = run_loa_mem(store, command, option, value)
+    assert done.returncode == 2
+    assert f"invalid value for '{option}'" in done.stderr and "Traceback" not in done.stderr

@@ -114,8 +114,9 @@ def _take(request: Request, option: str, value: str) -> bool:
         request.mode = value
         return value in _MODES
     else:
-        # anything else is for the full command line's message
-        if not (value.isascii() and value.isdigit() and 1 <= int(value) <= _MAX_LIMIT):
+        # anything else is for the full command line's message (digits past `int`'s limit too)
+        if not (value.isascii() and value.isdigit() and len(value) < 19
+                and 1 <= int(value) <= _MAX_LIMIT):
             return False
         request.limit = int(value)
     return True

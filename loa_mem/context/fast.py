@@ -119,7 +119,9 @@ def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
         given[name].append(value)
     single = {k: v[-1] if v else None for k, v in given.items()}
     budget = single["--budget"]
-    if budget is not None and not (budget.isdigit() and int(budget) >= context.MIN_BUDGET):
+    # ASCII digits, not too many for `int` (the full CLI words any other value)
+    if budget is not None and not (budget.isascii() and budget.isdigit() and len(budget) < 19
+                                   and int(budget) >= context.MIN_BUDGET):
         return None
     if single["--format"] not in (None, "markdown", "json"):
         return None
