@@ -149,6 +149,19 @@ def test_hand_written_files_read_as_the_parser_reads_them(rand: Any, copies: int
     same("\n".join(lines) + end)
 
 
+@pytest.mark.parametrize("control", ["\x00", "\x08", "\x1b", "\x7f"])
+def test_a_control_character_yaml_refuses_is_the_parsers_error(control: str) -> None:
+    """Terminal output pasted into an entry brings escape characters, which YAML refuses: the
+    file is the parser's error on every path, not text the fast reader reads."""
+    text = ENTRY.replace("{content}", f"red {control}[31mtext") + ENTRY.replace(
+        "abcdefgh", "bcdefghi").replace("{content}", "plain")
+    assert isinstance(read(yamlio.load_list, text), str)
+    same(text)
+    from loa_mem.core import spanhash
+
+    assert spanhash.cut(text.encode("utf-8")) is None  # an edit's catch-up reads it whole
+
+
 # -- appending entries ---------------------------------------------------------------------
 @pytest.mark.parametrize("text", [
     "[ ]\n", "[\n]\n", "--- []\n", "--- !!seq []\n", "# notes\n[] # none yet\n# more\n",

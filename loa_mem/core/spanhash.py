@@ -33,7 +33,9 @@ def of_lines(lines: list[str], first: int, last: int) -> int:
 
 
 # line breaks YAML counts besides "\n" (and tabs), as in `yamlfast.cut`: such a file is not cut
-_ASCII_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\t")
+# (and the control characters `yamlfast` leaves to the parser with them)
+_ASCII_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\t", b"\x00", b"\x08",
+                 b"\x1b", b"\x7f")
 _OTHER_BREAKS = (*_ASCII_BREAKS, "\x85".encode(), "\u2028".encode(), "\u2029".encode())
 # a line that may not be content: blank, a comment, whitespace to `str.strip` (a non-ASCII or
 # control character after the indentation), or the end of the file; the item holding one is

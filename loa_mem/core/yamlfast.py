@@ -33,8 +33,16 @@ if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' imp
     # what a caller makes of an item of a known layout from its values (`load_part_rows`)
     Fused = Callable[[Shape, list[Any], str, int], Any]
 
-# line breaks YAML counts besides "\n": a file holding any is read by the full parser
-_OTHER_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\t"
+# a file holding any of these is read by the full parser: line breaks YAML counts besides
+# "\n", tabs, and the control characters YAML refuses that a file most often holds (NUL,
+# backspace, and escape and delete, as pasted terminal output brings them)
+_ASCII_ODD = "\r\x0b\x0c\x1c\x1d\x1e\t\x00\x08\x1b\x7f"
+_OTHER_BREAKS = _ASCII_ODD + "\x85\u2028\u2029"
+
+
+def _odd(text: str) -> bool:
+    """Whether `text` holds one of `_OTHER_BREAKS` (an ASCII text: of `_ASCII_ODD`)."""
+    return any(c in text for c in (_ASCII_ODD if text.isascii() else _OTHER_BREAKS))
 _MARKER = re.compile(r"\n(?:\.\.\.|---)(?=[ \n]|$)")
 
 
@@ -44,7 +52,7 @@ _Unsure = Unsure
 def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
     """(first line, text) of each top-level item (the lines up to the next item), or None when
     the file is not a plain block list (content before the first item, other line breaks)."""
-    if any(c in text for c in _OTHER_BREAKS):
+    if _odd(text):
         return None
     if ("\n..." in text or "\n---" in text) and _MARKER.search(text):
         return None  # a document's end or start: how it splits the file is the full parser's
@@ -83,7 +91,7 @@ def load_mapping(text: str) -> dict[str, Any] | None:
     `yamlitem.Document` reads (the config as `loa-mem init` writes it, or edited by hand in
     the same style), without importing YAML; None for anything else (the caller uses
     `yamlio.load`, which also reports errors)."""
-    if any(c in text for c in _OTHER_BREAKS) or "\ufeff" in text:
+    if _odd(text) or "\ufeff" in text:
         return None
     try:
         return Document(text).mapping()
