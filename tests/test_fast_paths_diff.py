@@ -341,3 +341,43 @@ def test_a_number_the_fast_paths_cannot_read_is_the_full_commands_usage_error(
     done = run_loa_mem(store, command, option, value)
     assert done.returncode == 2
     assert f"invalid value for '{option}'" in done.stderr and "Traceback" not in done.stderr
+
+
+# -- a file's last line break --------------------------------------------------------------
+LAST_BLOCK = ("- id: MEM-20260101-bbbbbbbb\n  category: fact\n  content: Other fact\n"
+              "  confidence: 0.9\n- id: MEM-20260101-aaaaaaaa\n  category: fact\n"
+              "  confidence: 0.9\n  content: |\n    Kept as written\n")
+
+
+def _content(cli: Cli, memory_id: str = "MEM-20260101-aaaaaaaa") -> str:
+    return str(cli.ok("show", memory_id, "--json").json()["entry"]["content"])
+
+
+def _cold_content(cli: Cli, store: Path) -> str:
+    (store / ".git" / "loa-mem" / "index.sqlite3").unlink()
+    return _content(cli)
+
+
+def test_an_editor_that_drops_the_final_line_break_changes_a_last_block(
+        cli: Cli, store: Path) -> None:
+    """Only the changed entries are read again after an edit, matched by a hash of their
+    text that does not see the file's final line break: the last entry is read again all the
+    same, since a `|` block there keeps that break or not."""
+    path = grimoire(store, "fact")
+    path.write_text(LAST_BLOCK, encoding="utf-8")
+    assert _content(cli) == "Kept as written\n"
+    path.write_text(LAST_BLOCK[:-1], encoding="utf-8")
+    assert _content(cli) == "Kept as written" == _cold_content(cli, store)
+    path.write_text(LAST_BLOCK, encoding="utf-8")
+    assert _content(cli) == "Kept as written\n" == _cold_content(cli, store)
+
+
+def test_remember_after_a_last_block_without_its_line_break(cli: Cli, store: Path) -> None:
+    """Appending gives the file's last line its line break, which a `|` block there keeps:
+    the index reads that entry again, as a build from the file does."""
+    path = grimoire(store, "fact")
+    path.write_text(LAST_BLOCK[:-1], encoding="utf-8")
+    git(store, "commit", "-qam", "saved without a final line break")
+    assert _content(cli) == "Kept as written"
+    cli.ok("remember", "Appended fact", "-c", "fact")
+    assert _content(cli) == "Kept as written\n" == _cold_content(cli, store)

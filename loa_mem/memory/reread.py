@@ -252,7 +252,9 @@ def _plan(data: bytes, indent: int, path: str, found: list[Cut],
     moves: list[tuple[int, int, int]] = []
     changed: list[Cut] = []
     for piece in found:
-        claimed = by_hash.get(piece[3])
+        # the file's last item is read again: whether a line break ends the file changes a
+        # block scalar there (`|`), which its hash does not see
+        claimed = by_hash.get(piece[3]) if piece[2] < len(data) else None
         if not claimed:
             changed.append(piece)
             continue

@@ -143,6 +143,8 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         result.replacements.append(Replacement(
             row, located, len(new_lines) - (row.last_line - row.first_line + 1)))
     if plan.appends or plan.raw_appends:
+        if lines and not lines[-1].endswith("\n"):
+            result.replacements.extend(_last_entry_ended(index, path, lines, ending))
         lines = _ready_for_append(lines, index.count_in_file(path) > 0, ending)
         pieces = [_dump(e, indent) for e in plan.appends]
         pieces += [_reindent(t, indent) for t in plan.raw_appends]
@@ -155,6 +157,16 @@ def plan_file(store: Store, plan: _FilePlan) -> FileResult:
         result.appended_text = "".join(pieces)
     result.text = "".join(lines)
     return result
+
+
+def _last_entry_ended(index: Index, path: str, lines: list[str], ending: str
+                      ) -> list[Replacement]:
+    """The entry on the last line of a file that does not end with a line break, read again
+    with the break an append gives it (a `|` block there gains a final line break)."""
+    rows = index.where("file=(SELECT file FROM paths WHERE path=?) AND last_line=?",
+                       (path, len(lines)))
+    return [Replacement(row, _parse_one("".join(lines[row.first_line - 1:]) + ending, path), 0)
+            for row in rows[:1]]
 
 
 def _dump(entry: dict[str, Any], indent: int) -> str:
