@@ -1,5 +1,6 @@
 """Whatever git does to memory commits (reset, revert, cherry-pick, an interactive rebase that
-drops one, stash, a file checked out from an older commit, a merge that keeps one side), the
+drops one, stash, a file checked out from an older commit, a merge that keeps one side, a merge
+or repair of a file committed with CRLF line endings), the
 memory files stay valid, each entry is there once, and recall, context and validate answer as
 an index rebuilt from scratch does.
 """
@@ -97,3 +98,46 @@ def test_the_store_follows_what_git_did(cli: Cli, store: Path, operation: str) -
     assert sorted(support.all_ids(store)) == sorted(expected)
     assert cli("validate").code == 0
     support.answers_as_rebuilt(cli, store, "deploy")
+
+
+def test_a_merge_keeps_the_line_endings_a_file_was_committed_with(cli: Cli, store: Path) -> None:
+    support.remember(cli, "Deploys go out on Tuesdays.")
+    git(store, "branch", "side")
+    paths = [store / FACTS, store / support.MEMORY / "events.jsonl"]
+    for path in paths:  # saved on Windows, committed with CRLF (no autocrlf)
+        path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    git(store, "commit", "-qam", "CRLF, as saved on Windows")
+    ours = support.remember(cli, "Deploys need a green build.")
+    git(store, "checkout", "-q", "side")
+    theirs = support.remember(cli, "Deploys are announced in #releases.")
+    git(store, "checkout", "-q", "main")
+    git(store, "merge", "-q", "--no-edit", "side")
+    for path in paths:
+        data = path.read_bytes()
+        assert data.count(b"\n") == data.count(b"\r\n"), path
+    changed = git(store, "diff", "--numstat", "HEAD^1", "HEAD", "--", FACTS).split()
+    assert changed[1] == "0"  # lines added, none rewritten
+    assert {ours, theirs} <= set(support.all_ids(store))
+    support.answers_as_rebuilt(cli, store, "deploys")
+
+
+def test_a_repaired_conflict_keeps_crlf_line_endings(cli: Cli, store: Path) -> None:
+    shared = support.remember(cli, "The queue is RabbitMQ.")
+    facts = store / FACTS
+    facts.write_bytes(facts.read_bytes().replace(b"\n", b"\r\n"))
+    git(store, "commit", "-qam", "CRLF, as saved on Windows")
+    git(store, "branch", "side")
+    for branch, words in (("main", b"The queue is Kafka."), ("side", b"The queue is NATS.")):
+        git(store, "checkout", "-q", branch)
+        facts.write_bytes(facts.read_bytes().replace(b"The queue is RabbitMQ.", words))
+        git(store, "commit", "-qam", f"{branch}: the queue")
+    git(store, "checkout", "-q", "main")
+    merged = subprocess.run(["git", "merge", "--no-edit", "side"], cwd=store,
+                            capture_output=True, check=False)
+    assert merged.returncode == 1
+    cli.ok("repair")
+    data = facts.read_bytes()
+    assert data.count(b"\n") == data.count(b"\r\n") and b"Kafka" in data
+    git(store, "commit", "-q", "--no-edit")
+    assert support.entry(store, shared)["content"] == "The queue is Kafka."
+    support.answers_as_rebuilt(cli, store, "queue")

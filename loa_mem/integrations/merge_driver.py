@@ -28,7 +28,7 @@ from loa_mem.memory.merge_plan import (
     union_events,
     whole_store,
 )
-from loa_mem.memory.repair import Fix, RepairReport
+from loa_mem.memory.repair import Fix, RepairReport, own_ending
 from loa_mem.memory.store import Store
 
 DRIVER_NAME = "loa-mem"
@@ -86,6 +86,13 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
+def _ending(path: Path) -> str:
+    """Our version's own line ending: a file committed with CRLF keeps CRLF through a merge."""
+    with path.open("rb") as handle:
+        first = handle.readline()
+    return "\r\n" if first.endswith(b"\r\n") else "\n"
+
+
 def _guess_path(top: Path, lay: Layout, ours_text: str) -> str | None:
     """Which memory file git is merging, when %P was not passed: the one HEAD holds as %A."""
     from loa_mem.memory.merge_plan import read_blobs
@@ -126,8 +133,9 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
         return FileMerge(path, "lines", ["(lines)"] * count)
     decision = _decision(top, lay, path, texts)
+    ending = _ending(ours)  # the text is read with universal newlines: written back in kind
     if path == lay.events or path in lay.logs:
-        ours.write_text(union_events(*texts, decision.plan), encoding="utf-8")
+        ours.write_text(union_events(*texts, decision.plan), encoding="utf-8", newline=ending)
         return FileMerge(path, "events", [], {}, decision.unfixable)
     try:
         merged = merge_texts(texts, decision.plan, path, marker)
@@ -135,7 +143,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         count = line_merge(ours, base, theirs, decision.plan.theirs_label, marker)
         return FileMerge(path, "lines", ["(lines)"] * count,
                          note=f"merged line by line: {error.one_line()}")
-    ours.write_text(merged.text, encoding="utf-8")
+    ours.write_text(merged.text, encoding="utf-8", newline=ending)
     return FileMerge(path, "by-id", merged.conflicts, merged.renamed)
 
 
@@ -204,7 +212,7 @@ def _redo_merge(store: Store, theirs: tuple[str, str], report: RepairReport) -> 
         if outcome is None:
             continue
         result, text = outcome
-        atomic_write(top / path, text)
+        atomic_write(top / path, own_ending(top / path, text))
         report.paths.append(path)
         report.fixes.append(Fix(path, "merged the events log as a union of both sides" if (
             result.mode == "events") else "merged both sides by entry id"))
