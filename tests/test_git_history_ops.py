@@ -1,8 +1,7 @@
 """Whatever git does to memory commits (reset, revert, cherry-pick, an interactive rebase that
 drops one, stash, a file checked out from an older commit, a merge that keeps one side, a merge
-or repair of a file committed with CRLF line endings), the
-memory files stay valid, each entry is there once, and recall, context and validate answer as
-an index rebuilt from scratch does.
+or a repair of a file committed with CRLF), the memory files stay valid, each entry is there
+once, and recall, context and validate answer as an index rebuilt from scratch does.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests import support
-from tests.conftest import Cli, git
+from tests.conftest import Cli, clones_of, git
 
 FACTS = f"{support.MEMORY}/facts.yaml"
 
@@ -141,3 +140,20 @@ def test_a_repaired_conflict_keeps_crlf_line_endings(cli: Cli, store: Path) -> N
     git(store, "commit", "-q", "--no-edit")
     assert support.entry(store, shared)["content"] == "The queue is Kafka."
     support.answers_as_rebuilt(cli, store, "queue")
+
+
+@pytest.mark.parametrize("retire", ["forget", "archive"])
+def test_pull_rebase_keeps_an_entry_retired_here_that_the_remote_changed(
+        cli: Cli, store: Path, tmp_path: Path, retire: str) -> None:
+    shared = support.remember(cli, "Deploys go out on Tuesdays.")
+    ana, ben = clones_of(store, tmp_path, ("ana", "ben"))
+    Cli(ana).ok("feedback", shared, "--success")
+    git(ana, "push", "-q")
+    Cli(ben).ok(retire, shared, "--reason", "we deploy continuously now")
+    git(ben, "pull", "-q", "--rebase")
+    assert support.porcelain(ben) == ""
+    active = [e["id"] for e in support.entries(ben, "fact")]
+    archived = [e["id"] for e in support.entries(ben, "fact", archive=True)]
+    assert shared not in active and archived == ([shared] if retire == "archive" else [])
+    assert Cli(ben)("validate").code == 0
+    support.answers_as_rebuilt(Cli(ben), ben, "deploys")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -218,11 +218,42 @@ def whole_store(top: Path, layout: Layout, theirs: tuple[str, str], force: bool)
 
 def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str]) -> Decision:
     """The plan when the other branch is unknown (rebase, cherry-pick): this file's three
-    versions, plus every id HEAD's store holds or ever used."""
+    versions, plus every id HEAD's store holds or ever used. In a rebase, what the commit
+    being replayed forgot or archived is retired on its side, as a merge finds it in the other
+    branch's events log."""
     head = snapshot(top, "HEAD", layout) if git.has_commits(top) else Snapshot({})
     ours = Snapshot({**head.texts, path: texts[1]}, head.events)
     sides = _Sides(Snapshot({path: texts[0]}), ours, Snapshot({path: texts[2]}), {path})
-    return decide(sides, layout, "theirs", "theirs")
+    decision = decide(sides, layout, "theirs", "theirs")
+    retired = _retired_by(top, layout, replayed_commit(top))
+    if not retired:
+        return decision
+    plan = replace(decision.plan, retired_theirs=decision.plan.retired_theirs | retired)
+    return Decision(plan, decision.unfixable)
+
+
+def replayed_commit(top: Path) -> str | None:
+    """The commit a rebase is replaying now: the last line of its `done` list."""
+    try:
+        done = (git.git_dir(top) / "rebase-merge" / "done").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    picks = [line.split() for line in done.splitlines() if line.strip()[:1] not in ("", "#")]
+    if not picks or len(picks[-1]) < 2:
+        return None
+    found = git.run(top, "rev-parse", "-q", "--verify", f"{picks[-1][1]}^{{commit}}",
+                    check=False).strip()
+    return found or None
+
+
+def _retired_by(top: Path, layout: Layout, sha: str | None) -> frozenset[str]:
+    """The ids commit `sha` itself forgot or archived."""
+    if sha is None:
+        return frozenset()
+    parent = git.run(top, "rev-parse", "-q", "--verify", f"{sha}^", check=False).strip()
+    snaps = [snapshot(top, rev, layout) if rev else Snapshot({}) for rev in (parent, sha)]
+    before, after = (_retired(s, layout, _event_ids(s)[1]) for s in snaps)
+    return after - before
 
 
 def _read_cache(path: Path, key: str) -> Decision | None:
