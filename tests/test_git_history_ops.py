@@ -157,3 +157,24 @@ def test_pull_rebase_keeps_an_entry_retired_here_that_the_remote_changed(
     assert shared not in active and archived == ([shared] if retire == "archive" else [])
     assert Cli(ben)("validate").code == 0
     support.answers_as_rebuilt(Cli(ben), ben, "deploys")
+
+
+def test_repair_after_a_cherry_picked_forget_keeps_the_entry_forgotten(cli: Cli,
+                                                                       store: Path) -> None:
+    shared = support.remember(cli, "Deploys go out on Tuesdays.")
+    kept = support.remember(cli, "Deploys need a green build.")
+    git(store, "branch", "release")
+    cli.ok("forget", shared, "--reason", "we deploy continuously now")
+    forget = support.head(store)
+    git(store, "checkout", "-q", "release")
+    cli.ok("feedback", shared, "--success")
+    picked = subprocess.run(["git", "cherry-pick", forget], cwd=store, capture_output=True,
+                            check=False)
+    assert picked.returncode == 1  # git names no commit to a lone cherry-pick's driver
+    cli.ok("repair")
+    env = {**os.environ, "GIT_EDITOR": "true"}
+    subprocess.run(["git", "cherry-pick", "--continue"], cwd=store, env=env, check=True,
+                   capture_output=True)
+    assert support.all_ids(store) == [kept]
+    assert cli("validate").code == 0
+    support.answers_as_rebuilt(cli, store, "deploys")

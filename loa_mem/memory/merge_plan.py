@@ -225,7 +225,7 @@ def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str]) 
     ours = Snapshot({**head.texts, path: texts[1]}, head.events)
     sides = _Sides(Snapshot({path: texts[0]}), ours, Snapshot({path: texts[2]}), {path})
     decision = decide(sides, layout, "theirs", "theirs")
-    retired = _retired_by(top, layout, replayed_commit(top))
+    retired = retired_by(top, layout, replayed_commit(top))
     if not retired:
         return decision
     plan = replace(decision.plan, retired_theirs=decision.plan.retired_theirs | retired)
@@ -233,20 +233,26 @@ def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str]) 
 
 
 def replayed_commit(top: Path) -> str | None:
-    """The commit a rebase is replaying now: the last line of its `done` list."""
+    """The commit a rebase or a cherry-pick replays: the last line of the rebase's `done` list
+    while it runs, CHERRY_PICK_HEAD once a cherry-pick stopped (git names no commit to the
+    driver of a lone cherry-pick)."""
+    gdir = git.git_dir(top)
     try:
-        done = (git.git_dir(top) / "rebase-merge" / "done").read_text(encoding="utf-8")
+        done = (gdir / "rebase-merge" / "done").read_text(encoding="utf-8")
     except OSError:
-        return None
+        done = ""
     picks = [line.split() for line in done.splitlines() if line.strip()[:1] not in ("", "#")]
-    if not picks or len(picks[-1]) < 2:
+    name = picks[-1][1] if picks and len(picks[-1]) > 1 else None
+    if name is None and (gdir / "CHERRY_PICK_HEAD").exists():
+        name = "CHERRY_PICK_HEAD"
+    if name is None:
         return None
-    found = git.run(top, "rev-parse", "-q", "--verify", f"{picks[-1][1]}^{{commit}}",
+    found = git.run(top, "rev-parse", "-q", "--verify", f"{name}^{{commit}}",
                     check=False).strip()
     return found or None
 
 
-def _retired_by(top: Path, layout: Layout, sha: str | None) -> frozenset[str]:
+def retired_by(top: Path, layout: Layout, sha: str | None) -> frozenset[str]:
     """The ids commit `sha` itself forgot or archived."""
     if sha is None:
         return frozenset()

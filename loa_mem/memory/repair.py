@@ -101,7 +101,8 @@ def _identities(text: str, label: str) -> dict[str, tuple[str, str, str]]:
     return found
 
 
-def merge_conflicted(texts: tuple[str, str, str], path: str, used: set[str]
+def merge_conflicted(texts: tuple[str, str, str], path: str, used: set[str],
+                     retired: frozenset[str] = frozenset()
                      ) -> tuple[str, list[str], dict[str, str]]:
     """Merge the three versions of one grimoire file for a repair: (text, ids settled with
     ours, {old id: new id} for the other side's copies of ids created twice)."""
@@ -114,7 +115,8 @@ def merge_conflicted(texts: tuple[str, str, str], path: str, used: set[str]
     for memory_id in sorted(set(in_ours) & set(in_theirs) - set(in_base)):
         if in_ours[memory_id] != in_theirs[memory_id]:
             rename[memory_id] = model.unused_id(memory_id, used)
-    merged = merge_texts(texts, Plan(rename_theirs=rename, settle_with_ours=True), path)
+    merged = merge_texts(texts, Plan(rename_theirs=rename, retired_theirs=retired,
+                                     settle_with_ours=True), path)
     return merged.text, merged.settled, rename
 
 
@@ -127,6 +129,7 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
     paths = [g.path for g in store.grimoire_files()] + logs
     stages = unmerged_stages(top, paths)
     used: set[str] = set()
+    retired = _retired_by_replayed(store) if stages else frozenset()
     for path in paths:
         current = _read(top / path)
         texts = _three(stages.get(path), current)
@@ -137,7 +140,7 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
             report.fixes.append(Fix(path, "merged the events log as a union of both sides"))
         else:
             try:
-                text, settled, renamed = merge_conflicted(texts, path, used)
+                text, settled, renamed = merge_conflicted(texts, path, used, retired)
             except LoaMemError as error:
                 report.left.append(Fix(path, f"could not merge by id: {error.one_line()}"))
                 continue
@@ -150,6 +153,17 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
                                           "kept ours where no rule decides")
                                 for memory_id in settled)
         report.paths.append(path)
+
+
+def _retired_by_replayed(store: Store) -> frozenset[str]:
+    """What the commit a stopped rebase or cherry-pick replays forgot or archived: it stays
+    retired, as the merge driver keeps it during a rebase."""
+    from loa_mem.memory.merge_plan import Layout, replayed_commit, retired_by
+
+    files = store.grimoire_files()
+    lay = Layout([g.path for g in files], [g.path for g in files if g.in_archive],
+                 store.events_rel)
+    return retired_by(store.top, lay, replayed_commit(store.top))
 
 
 def _three(stages: dict[int, str] | None, current: str | None

@@ -113,10 +113,18 @@ def history(store: Store, memory_id: str) -> History:
         span = None  # line numbers of an uncommitted version would trace other entries
     commits = git.history(store.top, memory_id, [store.config.storage_dir,
                                                  store.config.archive_dir], span)
+    shallow = bool(git.shallow_cuts(store.top))
     if not commits:
         from loa_mem.core.errors import NotFound
 
-        raise NotFound(f"no commit touches {memory_id}", "check the id")
+        raise NotFound(f"no commit touches {memory_id}" + (
+            " in the history this clone holds" if shallow else ""),
+            git.SHALLOW_HINT if shallow else "check the id")
+    if shallow:
+        from loa_mem.core import notices
+
+        notices.add("this clone is shallow (cloned with --depth), so older commits may be "
+                    "missing; `git fetch --unshallow` fetches them")
     return History(memory_id, commits)
 
 
