@@ -248,3 +248,20 @@ def test_the_cached_shortlist_ranks_as_the_whole_store_does(store: Path, later: 
     cache.unlink()
     from_everything = run_loa_mem(store, "context", "--json", env=at_later).stdout
     assert json.loads(from_shortlist)["sections"] == json.loads(from_everything)["sections"]
+
+
+@pytest.mark.parametrize("agent", ["../../../outside/evil", "sk-" + "x" * 80, "-dash", "café",
+                                   ""])
+def test_an_agent_name_that_cannot_be_a_sidecar_is_a_usage_error_on_every_path(
+        store: Path, agent: str) -> None:
+    """A name becomes a file name: one outside the agents folder, or a pasted token, is
+    refused by the hook's process, the in-process command and the MCP tool alike, unrepeated."""
+    Cli(store).ok("remember", "The cache keeps entries for ten minutes.", "-c", "fact")
+    run_loa_mem(store, "context")  # fresh caches: the hook's own fast path answers next
+    hook = run_loa_mem(store, "context", f"--agent={agent}")
+    in_process = Cli(store)("context", "--agent", agent)
+    for code, stderr in ((hook.returncode, hook.stderr), (in_process.code, in_process.stderr)):
+        assert code == 2, stderr
+        assert "an agent name is 1-64 letters, digits, '-' or '_'" in stderr
+        assert not agent or agent not in stderr
+    assert Cli(store).ok("context", "--agent", "reviewer-2_b").stdout.count("## Agent") == 1

@@ -49,6 +49,8 @@ def context(
         raise typer.BadParameter("use markdown or json", param_hint="--format")
     if ctx.budget_problem(budget):
         raise typer.BadParameter(str(ctx.budget_problem(budget, "budget")), param_hint="--budget")
+    if ctx.agents_problem(agent or ()):
+        raise typer.BadParameter(str(ctx.agents_problem(agent or ())), param_hint="--agent")
     options = ctx.Options(budget=budget, query=query, agents=tuple(agent or ()),
                           output="json" if as_json else output, user=user)
     try:

@@ -39,6 +39,20 @@ def budget_problem(budget: int | None, name: str = "--budget") -> str | None:
         return None
     return f"{name} must be at least {MIN_BUDGET} tokens (got {budget})"
 
+
+def agents_problem(agents: tuple[str, ...] | list[str]) -> str | None:
+    """What is wrong with the agents asked for, or None. A name becomes a sidecar's file name
+    (`agents.sidecars.check_agent_name`: 1-64 letters, digits, '-' or '_', starting with a
+    letter or digit), checked here without `re` for the session-start hook; the name is not
+    repeated, as it may be anything pasted there."""
+    for agent in agents:
+        if not (isinstance(agent, str) and 0 < len(agent) <= 64 and agent.isascii()
+                and agent[0].isalnum() and agent.replace("-", "a").replace("_", "a").isalnum()):
+            return ("an agent name is 1-64 letters, digits, '-' or '_', starting with a letter "
+                    "or digit")
+    return None
+
+
 MAX_LINE = 240
 _PLURAL = {"fact": "Facts", "decision": "Decisions", "learning": "Learnings", "error": "Errors",
            "preference": "Preferences"}

@@ -123,7 +123,8 @@ def quick_parse(argv: list[str]) -> tuple[context.Options, str | None] | None:
     if budget is not None and not (budget.isascii() and budget.isdigit() and len(budget) < 19
                                    and int(budget) >= context.MIN_BUDGET):
         return None
-    if single["--format"] not in (None, "markdown", "json"):
+    if single["--format"] not in (None, "markdown", "json") or context.agents_problem(
+            given["--agent"]):
         return None
     output = "json" if as_json else single["--format"] or "markdown"
     return context.Options(budget=int(budget) if budget else None, query=single["--query"] or "",

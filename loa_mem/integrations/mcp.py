@@ -252,6 +252,8 @@ def _session_tools(server: Any, tools: _Tools, field: Any) -> None:
             from loa_mem.integrations import context_sources
 
             _usage(ctx.budget_problem(budget, "budget"))
+            problem = ctx.agents_problem(agents or ())
+            _usage(f"agents: {problem}" if problem else None)
             options = ctx.Options(budget=budget, query=query, agents=tuple(agents or ()),
                                   output="json", user=None)
             return context_sources.load(tools.root, options)
