@@ -168,6 +168,8 @@ def test_a_signing_failure_is_refused_and_nothing_is_written(cli: Cli, store: Pa
     _ssh_signing(store, tmp_path, tmp_path / "no-such-key")
     line = _refused_unchanged(cli, store, "remember", "Needs a signature.", "-c", "fact")
     assert "commit.gpgSign" in line and "nothing was changed" in line
+    cli.ok("remember", "Written, to commit later.", "-c", "fact", "--no-commit")
+    assert "commit.gpgSign" in support.one_line_error(cli("commit"))
     support.answers_as_rebuilt(cli, store, "signature")
 
 
@@ -229,7 +231,7 @@ def test_init_whose_commit_cannot_be_signed_writes_nothing(repo: Path, tmp_path:
     _ssh_signing(repo, tmp_path, tmp_path / "no-such-key")
     cli = Cli(repo)
     before = support.snapshot(repo)
-    support.one_line_error(cli("init"))
+    assert "commit.gpgSign" in support.one_line_error(cli("init"))
     assert support.snapshot(repo) == before and support.porcelain(repo) == ""
     git(repo, "config", "commit.gpgSign", "false")
     cli.ok("init")

@@ -172,8 +172,18 @@ def commit(top: Path, paths: list[str], message: str) -> str | None:
             return None
         detail = (result.stderr or result.stdout).strip().splitlines()
         raise GitFailed(f"git commit failed: {detail[-1] if detail else result.returncode}",
-                        _hint(result.stderr))
+                        _commit_hint(top, result.stderr))
     return run(top, "rev-parse", "HEAD").strip()
+
+
+def _commit_hint(top: Path, stderr: str) -> str:
+    from loa_mem.core import gitsign
+
+    if "failed to write commit object" in stderr and gitsign.signing(top):
+        return ("commits here are signed (commit.gpgSign) and signing failed: fix it (try `git "
+                "commit --allow-empty -m test`) or turn it off here (git config commit.gpgSign "
+                "false); the files are written: `loa-mem commit` commits them then")
+    return _hint(stderr)
 
 
 def _git(top: Path, args: list[str], stdin: str | None) -> subprocess.CompletedProcess[str]:

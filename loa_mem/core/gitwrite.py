@@ -131,7 +131,8 @@ def _git(top: Path, args: list[str], stdin: bytes | None = None,
 
 def hint(detail: str) -> str:
     """What to do about a failed git command, from what git said."""
-    if "sign" in detail and ("gpg" in detail or "ssh" in detail or "key" in detail):
+    if "commit.gpgSign" in detail or ("sign" in detail and (
+            "gpg" in detail or "ssh" in detail or "key" in detail)):
         return ("commits here are signed (commit.gpgSign) and signing failed: fix it (try `git "
                 "commit --allow-empty -m test`) or turn it off for this repository (git config "
                 "commit.gpgSign false); nothing was changed")

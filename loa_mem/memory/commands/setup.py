@@ -127,7 +127,7 @@ def _commit_init(store: Store, created: list[str], attributes: bytes | None, you
             return git.commit(top, paths, git.message("init", "create the memory store", []))
         except GitFailed as failure:
             _undo_init(top, paths, before, staged)
-            failure.hint = gitwrite.hint(failure.message)
+            failure.hint = gitwrite.hint(f"{failure.message}\n{failure.hint}")
             raise
 
 
