@@ -177,9 +177,9 @@ def commit(top: Path, paths: list[str], message: str) -> str | None:
 
 
 def _commit_hint(top: Path, stderr: str) -> str:
-    from loa_mem.core import gitsign
-
-    if "failed to write commit object" in stderr and gitsign.signing(top):
+    signs = "failed to write commit object" in stderr and run(
+        top, "config", "--type=bool", "--get", "commit.gpgSign", check=False).strip() == "true"
+    if signs:
         return ("commits here are signed (commit.gpgSign) and signing failed: fix it (try `git "
                 "commit --allow-empty -m test`) or turn it off here (git config commit.gpgSign "
                 "false); the files are written: `loa-mem commit` commits them then")
