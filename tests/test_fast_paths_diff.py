@@ -381,3 +381,21 @@ def test_remember_after_a_last_block_without_its_line_break(cli: Cli, store: Pat
     assert _content(cli) == "Kept as written"
     cli.ok("remember", "Appended fact", "-c", "fact")
     assert _content(cli) == "Kept as written\n" == _cold_content(cli, store)
+
+
+def test_markdown_in_an_edited_entry_is_read_with_the_changed_entries_alone(
+        cli: Cli, store: Path) -> None:
+    """Only anchors send an edited file to a whole read: `**bold**` at a line's start in a
+    block is text, and an alias whose anchor is elsewhere does not read alone anyway."""
+    path = grimoire(store, "fact")
+    path.write_text(LAST_BLOCK.replace("Kept as written\n", "**Kept** as written\n    *x\n")
+                    + "- id: MEM-20260101-cccccccc\n  category: fact\n  content: &c Anchored\n"
+                    "  confidence: 0.9\n- id: MEM-20260101-dddddddd\n  category: fact\n"
+                    "  content: *c\n  confidence: 0.9\n", encoding="utf-8")
+    assert _content(cli, "MEM-20260101-dddddddd") == "Anchored"
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("**Kept** as", "**Still kept** as").replace(
+        "content: *c", "content: *c\n  note: *c"), encoding="utf-8")
+    assert _content(cli) == "**Still kept** as written\n*x\n"
+    assert cli.ok("show", "MEM-20260101-dddddddd", "--json").json()["entry"]["note"] == "Anchored"
+    assert _cold_content(cli, store) == "**Still kept** as written\n*x\n"

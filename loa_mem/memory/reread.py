@@ -280,9 +280,10 @@ def _apply(index: Index, path: str, in_archive: bool, plan: Plan) -> None:
 def _read(changed: list[Piece], indent: int, path: str
           ) -> list[Located] | None:
     """The changed pieces read (fast where they are in loa-mem's layout), with their lines in
-    the file; None when they do not read as one item each, or may hold an anchor or an alias
-    (an unchanged entry's alias may read a changed anchor: the whole file is read again)."""
-    if any(yamlfast.may_anchor(piece.text) for piece in changed):
+    the file; None when they do not read as one item each, or may hold an anchor (an
+    unchanged entry's alias may read it: the whole file is read again; an alias in a changed
+    entry whose anchor is elsewhere does not read alone)."""
+    if any(yamlfast.may_anchor(piece.text, "&") for piece in changed):
         return None
     if indent != 0:
         return yamlfast.read_pieces([(p.start, p.text) for p in changed], path)
