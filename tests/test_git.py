@@ -258,3 +258,21 @@ def test_a_subdirectory_uses_the_top_level_store(store: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert support.entries(store, "fact")[0]["content"] == "Found from a subdirectory."
     assert not (sub / "grimoires").exists()
+
+
+def test_commit_names_only_the_pending_operation_when_later_commands_committed(
+        cli: Cli, store: Path) -> None:
+    """A --no-commit line sits in the events log before the lines of the commands committed
+    after it: the commit of what is pending names that operation and entry alone, so `history`
+    of every other entry does not list it."""
+    committed = support.remember(cli, "The service is written in Go.", "fact")
+    pending = support.remember(cli, "Retries back off.", "learning", "--no-commit")
+    later = support.remember(cli, "The cache lives ten minutes.", "fact")
+    cli.ok("feedback", committed, "--success")
+    data = cli.ok("commit", "--json").json()
+
+    assert support.message(store).startswith("loa-mem commit: 1 pending operation(s): remember")
+    assert {v for k, v in support.trailers(store) if k == "Loa-Id"} == {pending}
+    assert data["ops"] == ["remember"]
+    history = cli.ok("history", later, "--json").json()
+    assert all("pending operation" not in c["subject"] for c in history["commits"])
