@@ -178,3 +178,28 @@ def test_repair_after_a_cherry_picked_forget_keeps_the_entry_forgotten(cli: Cli,
     assert support.all_ids(store) == [kept]
     assert cli("validate").code == 0
     support.answers_as_rebuilt(cli, store, "deploys")
+
+
+def test_a_reverted_forget_leaves_no_forget_in_the_log_and_a_later_forget_holds_on_rebase(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    """`git revert` of a forget brings the entry back and takes its forget event out of the
+    events log too (the log's merge driver used to keep every line, so the log still said
+    forgotten); forgetting it again here while the remote supersedes it then rebases cleanly."""
+    events = store / support.MEMORY / "events.jsonl"
+    shared = support.remember(cli, "Deploys go out on Tuesdays.")
+    before = events.read_text(encoding="utf-8")
+    cli.ok("forget", shared, "--reason", "by mistake")
+    support.remember(cli, "The cache lives ten minutes.")
+    git(store, "revert", "--no-edit", "HEAD~1")
+
+    assert shared in [e["id"] for e in support.entries(store, "fact")]
+    log = events.read_text(encoding="utf-8")
+    assert log.startswith(before) and '"op": "forget"' not in log
+    ana, ben = clones_of(store, tmp_path, ("ana", "ben"))
+    Cli(ana).ok("supersede", shared, "Deploys go out on Wednesdays.")
+    git(ana, "push", "-q")
+    Cli(ben).ok("forget", shared, "--reason", "we deploy continuously now")
+    git(ben, "pull", "-q", "--rebase")
+    assert support.porcelain(ben) == ""
+    assert shared not in [e["id"] for e in support.entries(ben, "fact")]
+    assert Cli(ben)("validate").code == 0

@@ -200,7 +200,10 @@ def test_any_sequence_leaves_a_valid_store_whose_index_is_the_one_built_from_scr
             assert lost == [], (lost, "\n".join(run.steps[-6:]))
     if git(store, "status", "--porcelain").strip():
         run.run("commit")
-    git(store, "pull", "-q", "--rebase")  # what the teammate pushed while this clone was busy
+    # what the teammate pushed while this clone was busy
+    pulled = subprocess.run(["git", "pull", "-q", "--rebase"], cwd=store, capture_output=True,
+                            text=True, check=False)
+    assert pulled.returncode == 0, ("\n".join(run.steps), pulled.stdout, pulled.stderr)
 
     validated = run.cli("validate")
     assert validated.code == 0, (run.steps, validated.stdout, validated.stderr)

@@ -291,10 +291,24 @@ DRIVER_ACTOR = "tool:loa-mem-merge-driver"
 
 def union_events(base: str, ours: str, theirs: str, plan: Plan) -> str:
     """Both sides' lines (ours first), renamed ids applied to each side's new lines, and one
-    `renumber` event per renamed id."""
+    `renumber` event per renamed id. A line of the base that theirs no longer has goes: the
+    log only grows, except when a commit is reverted (git then merges the commit's parent in
+    as theirs), and a reverted forget must not stay in the log as if it held."""
     old = set(base.splitlines())
-    out = [line if line in old else rename_ids(line, plan.rename_ours)
-           for line in ours.splitlines() if line.strip()]
+    gone: dict[str, int] = {}
+    for line in base.splitlines():
+        gone[line] = gone.get(line, 0) + 1
+    for line in theirs.splitlines():
+        if gone.get(line, 0) > 0:
+            gone[line] -= 1
+    out = []
+    for line in ours.splitlines():
+        if not line.strip():
+            continue
+        if gone.get(line, 0) > 0:
+            gone[line] -= 1
+            continue
+        out.append(line if line in old else rename_ids(line, plan.rename_ours))
     seen = set(out)
     for line in theirs.splitlines():
         renamed = rename_ids(line, plan.rename_theirs)
