@@ -145,3 +145,12 @@ def answers_as_rebuilt(cli: Any, root: Path, query: str) -> None:
     git_dir = git(root, "rev-parse", "--git-dir").strip()
     shutil.rmtree(root / git_dir / "loa-mem")
     assert answers() == live
+
+
+def typed(value: Any) -> Any:
+    """`value` with each scalar's type beside it (1, 1.0 and True compare equal)."""
+    if isinstance(value, dict):
+        return {"dict": [(typed(k), typed(v)) for k, v in value.items()]}
+    if isinstance(value, list):
+        return {"list": [typed(v) for v in value]}
+    return (type(value).__name__, value)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from loa_mem.core import schemacheck, schemas, yamlfast, yamlio
 from loa_mem.core.errors import InvalidFile
+from tests.support import typed
 
 ODD_VALUES = ["yes", "No", "null", "~", "0.8", "1", "007", "-1", ".5", "1e3", "0x1F", "1:20",
               "90d", "facts.yaml", "a b", "x#y", "x #y", "'q'", "[a, b]", "[]", "{}", "a: b",
@@ -24,15 +25,6 @@ ODD_VALUES = ["yes", "No", "null", "~", "0.8", "1", "007", "-1", ".5", "1e3", "0
 KEYS = st.sampled_from(["memory_schema", "enabled", "ttl", "storage_file", "retrieval",
                         "max_per_query", "mode", "keep", "a", "B_2", "x-y", "1", "on"])
 SPACES = st.sampled_from([" ", "  ", "       "])
-
-
-def typed(value: Any) -> Any:
-    """`value` with each scalar's type beside it (1, 1.0 and True compare equal)."""
-    if isinstance(value, dict):
-        return {"dict": [(typed(k), typed(v)) for k, v in value.items()]}
-    if isinstance(value, list):
-        return {"list": [typed(v) for v in value]}
-    return (type(value).__name__, value)
 
 
 def same(text: str) -> None:

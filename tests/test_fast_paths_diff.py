@@ -15,17 +15,8 @@ from hypothesis import strategies as st
 from loa_mem.core import yamlfast, yamlio
 from loa_mem.core.errors import InvalidFile
 from tests.conftest import Cli, git, run_loa_mem
-from tests.support import MEMORY, entries, grimoire
+from tests.support import MEMORY, entries, grimoire, typed
 from tests.test_context_catchup import context, from_scratch, item, pull, remember
-
-
-def typed(value: Any) -> Any:
-    """`value` with each scalar's type beside it (1, 1.0 and True compare equal)."""
-    if isinstance(value, dict):
-        return {"dict": [(typed(k), typed(v)) for k, v in value.items()]}
-    if isinstance(value, list):
-        return {"list": [typed(v) for v in value]}
-    return (type(value).__name__, value)
 
 
 def read(reader: Any, text: str) -> Any:

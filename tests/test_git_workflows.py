@@ -95,9 +95,8 @@ def _ssh_signing(store: Path, tmp_path: Path, key: Path) -> None:
     git(store, "config", "commit.gpgSign", "true")
 
 
-@pytest.mark.parametrize("where", ["repository", "included by the global config"])
-def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: Path,
-                                                              tmp_path: Path, where: str) -> None:
+def _verifiable_signing(store: Path, tmp_path: Path) -> None:
+    """Every commit in `store` signed with a new SSH key that `git verify-commit` trusts."""
     if shutil.which("ssh-keygen") is None:
         pytest.skip("needs ssh-keygen (OpenSSH) to make a signing key")
     key = tmp_path / "key"
@@ -107,6 +106,12 @@ def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: P
     allowed.write_text(f"test@example.invalid {key.with_suffix('.pub').read_text()}")
     _ssh_signing(store, tmp_path, key)
     git(store, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+
+
+@pytest.mark.parametrize("where", ["repository", "included by the global config"])
+def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: Path,
+                                                              tmp_path: Path, where: str) -> None:
+    _verifiable_signing(store, tmp_path)
     if where != "repository":  # set where loa-mem only finds it by following an include
         git(store, "config", "--unset", "commit.gpgSign")
         included = tmp_path / "signing.inc"
@@ -121,15 +126,7 @@ def test_commits_are_signed_where_the_user_signs_every_commit(cli: Cli, store: P
 
 def test_signature_lines_git_log_shows_never_mix_with_what_loa_mem_reads(
         cli: Cli, store: Path, tmp_path: Path) -> None:
-    if shutil.which("ssh-keygen") is None:
-        pytest.skip("needs ssh-keygen (OpenSSH) to make a signing key")
-    key = tmp_path / "key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "test@example.invalid",
-                    "-f", str(key)], check=True, capture_output=True)
-    allowed = tmp_path / "allowed_signers"
-    allowed.write_text(f"test@example.invalid {key.with_suffix('.pub').read_text()}")
-    _ssh_signing(store, tmp_path, key)
-    git(store, "config", "gpg.ssh.allowedSignersFile", str(allowed))
+    _verifiable_signing(store, tmp_path)
     git(store, "config", "log.showSignature", "true")
     (store / "notes.md").write_text("kept in git\n", encoding="utf-8")
     git(store, "add", "notes.md")

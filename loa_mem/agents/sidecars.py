@@ -12,7 +12,6 @@ feature). Timestamps are ISO 8601 strings; a hand-written unquoted timestamp is 
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +27,15 @@ __all__ = ["RELATIONSHIP_KINDS", "agent_names", "agents_dir", "check_agent_name"
            "new_sidecar", "plain", "put_sidecar", "read_sidecar", "sidecar_rel"]
 
 RELATIONSHIP_KINDS = ("agrees_with", "disagrees_with", "complements")
-# A file name and a YAML key on every platform: no path separators, no leading dot.
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 
 def check_agent_name(name: str) -> str:
-    """`name` when it is a safe agent name (it becomes a file name); Refused otherwise."""
+    """`name` when it is a safe agent name (it becomes a file name and a YAML key on every
+    platform: no path separators, no leading dot; `context.agents_problem`); Refused
+    otherwise."""
     from loa_mem.core.sensitive import refuse_sensitive
 
-    if not isinstance(name, str) or not _NAME.fullmatch(name):
+    if context.agents_problem((name,)):
         raise Refused("the agent name is not allowed",
                       "use 1-64 letters, digits, '-' or '_', starting with a letter or digit")
     refuse_sensitive(name, "the agent name")
@@ -59,7 +58,8 @@ def sidecar_rel(store: Store, agent: str) -> str:
 
 def agent_names(store: Store) -> list[str]:
     """Agents that have a sidecar, sorted."""
-    return [n for n in context.agent_names(str(store.top), store.config.data) if _NAME.fullmatch(n)]
+    return [n for n in context.agent_names(str(store.top), store.config.data)
+            if not context.agents_problem((n,))]
 
 
 def sidecar_text(store: Store, agent: str) -> tuple[str, str] | None:

@@ -50,16 +50,6 @@ def attribute_lines(grimoires: list[str], events: list[str], others: tuple[str, 
             *(f"{path} merge={LOG_DRIVER}" for path in events)]
 
 
-def common_dir(top: Path) -> Path:
-    """The folder holding the config shared by all worktrees of this repository."""
-    gdir = git.git_dir(top)
-    pointer = gdir / "commondir"
-    if pointer.is_file():
-        target = Path(pointer.read_text(encoding="utf-8").strip())
-        return target if target.is_absolute() else (gdir / target).resolve()
-    return gdir
-
-
 def _config_has(config_text: str) -> bool:
     return all(f'[merge "{name}"]' in config_text for name in _NAMES) and all(
         driver_command(name == LOG_DRIVER).replace("\\", "\\\\").replace('"', '\\"')
@@ -69,7 +59,7 @@ def _config_has(config_text: str) -> bool:
 def ensure(top: Path, grimoires: list[str], events: list[str], others: tuple[str, ...] = ()
            ) -> None:
     """Register what this clone lacks; quiet, and harmless where .git is read-only."""
-    common = common_dir(top)
+    common = git.common_dir(top)
     with contextlib.suppress(OSError):
         config = (common / "config").read_text(encoding="utf-8", errors="replace")
         if not _config_has(config) and not _append_drivers(common / "config"):
@@ -134,9 +124,6 @@ def _append_drivers(config: Path) -> bool:
 
 
 def _register_drivers(top: Path) -> None:
-    import subprocess
-
     for name, label in _NAMES.items():
         for key, value in (("name", label), ("driver", driver_command(name == LOG_DRIVER))):
-            subprocess.run(["git", "config", f"merge.{name}.{key}", value], cwd=top,
-                           env=git.clean_env(), capture_output=True, check=False)
+            git.run(top, "config", f"merge.{name}.{key}", value, check=False)

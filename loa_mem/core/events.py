@@ -110,3 +110,18 @@ def problems(path: Path) -> list[tuple[int, str]]:
         if not isinstance(event, dict):
             found.append((number, "is not a JSON object"))
     return found
+
+
+def unmatched(lines: list[str], against: list[str]) -> list[str]:
+    """The lines of `lines` that `against` does not hold, each line counted as often as it
+    occurs (a log may hold the same line twice), in `lines`' order."""
+    left: dict[str, int] = {}
+    for line in against:
+        left[line] = left.get(line, 0) + 1
+    found = []
+    for line in lines:
+        if left.get(line, 0) > 0:
+            left[line] -= 1
+        else:
+            found.append(line)
+    return found

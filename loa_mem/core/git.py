@@ -103,6 +103,22 @@ def git_dir(top: Path) -> Path:
     return dot_git
 
 
+def common_dir(top: Path) -> Path:
+    """The folder holding what all worktrees of this repository share (its config, hooks)."""
+    gdir = git_dir(top)
+    pointer = gdir / "commondir"
+    if pointer.is_file():
+        target = Path(pointer.read_text(encoding="utf-8").strip())
+        return target if target.is_absolute() else (gdir / target).resolve()
+    return gdir
+
+
+def signs_commits(top: Path) -> bool:
+    """The user's git config asks for every commit to be signed (`commit.gpgSign`)."""
+    return run(top, "config", "--type=bool", "--get", "commit.gpgSign",
+               check=False).strip() == "true"
+
+
 # What loa-mem reads from git must be what it asked for, whatever the user's settings: no
 # signature check lines (log.showSignature), UTF-8 text, no colour codes (color.*=always).
 _AS_ASKED = ("-c", "log.showSignature=false", "-c", "i18n.logOutputEncoding=UTF-8",
@@ -177,9 +193,7 @@ def commit(top: Path, paths: list[str], message: str) -> str | None:
 
 
 def _commit_hint(top: Path, stderr: str) -> str:
-    signs = "failed to write commit object" in stderr and run(
-        top, "config", "--type=bool", "--get", "commit.gpgSign", check=False).strip() == "true"
-    if signs:
+    if "failed to write commit object" in stderr and signs_commits(top):
         return ("commits here are signed (commit.gpgSign) and signing failed: fix it (try `git "
                 "commit --allow-empty -m test`) or turn it off here (git config commit.gpgSign "
                 "false); the files are written: `loa-mem commit` commits them then")

@@ -11,7 +11,6 @@ repository's and the worktree's.
 from __future__ import annotations
 
 import os
-import subprocess
 from pathlib import Path
 
 from loa_mem.core import git
@@ -19,12 +18,7 @@ from loa_mem.core import git
 
 def signing(top: Path) -> list[str]:
     """`-S` for `git commit-tree` when commits here are to be signed, else nothing."""
-    if not _may_sign(top):
-        return []
-    found = subprocess.run(["git", "config", "--type=bool", "--get", "commit.gpgSign"],
-                           cwd=top, env=git.clean_env(), capture_output=True, text=True,
-                           check=False)
-    return ["-S"] if found.stdout.strip() == "true" else []
+    return ["-S"] if _may_sign(top) and git.signs_commits(top) else []
 
 
 def _may_sign(top: Path) -> bool:
@@ -55,11 +49,9 @@ def _config_files(top: Path) -> list[Path]:
         xdg = Path(env["XDG_CONFIG_HOME"]) if env.get("XDG_CONFIG_HOME") else home / ".config"
         files += [xdg / "git" / "config", home / ".gitconfig"]
     gdir = git.git_dir(top)
-    common = gdir / "commondir"
-    if common.is_file():
-        pointer = Path(common.read_text(encoding="utf-8").strip())
-        files.append((pointer if pointer.is_absolute() else gdir / pointer) / "config")
-    files += [gdir / "config", gdir / "config.worktree"]
+    # the common config is the repository's own, except in a linked worktree
+    files += dict.fromkeys([git.common_dir(top) / "config", gdir / "config",
+                            gdir / "config.worktree"])
     return files
 
 

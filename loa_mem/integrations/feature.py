@@ -14,12 +14,12 @@ def on_init(store: Any) -> list[str]:
 
 
 def check(store: Any, paths: list[str] | None, counted: dict[str, int]) -> list[Any]:
-    from loa_mem.core import clonesetup, git
+    from loa_mem.core import git
     from loa_mem.memory.problems import Problem
 
     top = store.top
     if not any((place / "info" / "sparse-checkout").exists()
-               for place in (git.git_dir(top), clonesetup.common_dir(top))):
+               for place in (git.git_dir(top), git.common_dir(top))):
         return []  # never a sparse checkout here: no git process
     folders = [store.config.storage_dir, store.config.archive_dir]
     listed = git.run(top, "ls-files", "-t", "-z", "--", *folders, check=False)

@@ -86,13 +86,6 @@ def _read(path: Path) -> str:
     return path.read_text(encoding="utf-8") if path.exists() else ""
 
 
-def _ending(path: Path) -> str:
-    """Our version's own line ending: a file committed with CRLF keeps CRLF through a merge."""
-    with path.open("rb") as handle:
-        first = handle.readline()
-    return "\r\n" if first.endswith(b"\r\n") else "\n"
-
-
 def _guess_path(top: Path, lay: Layout, ours_text: str) -> str | None:
     """Which memory file git is merging, when %P was not passed: the one HEAD holds as %A."""
     from loa_mem.memory.merge_plan import read_blobs
@@ -133,9 +126,10 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
         return FileMerge(path, "lines", ["(lines)"] * count)
     decision = _decision(top, lay, path, texts)
-    ending = _ending(ours)  # the text is read with universal newlines: written back in kind
+    # the texts were read with universal newlines: written back with ours' own line ending
     if path == lay.events or path in lay.logs:
-        ours.write_text(union_events(*texts, decision.plan), encoding="utf-8", newline=ending)
+        ours.write_text(own_ending(ours, union_events(*texts, decision.plan)), encoding="utf-8",
+                        newline="")
         return FileMerge(path, "events", [], {}, decision.unfixable)
     try:
         merged = merge_texts(texts, decision.plan, path, marker)
@@ -143,7 +137,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         count = line_merge(ours, base, theirs, decision.plan.theirs_label, marker)
         return FileMerge(path, "lines", ["(lines)"] * count,
                          note=f"merged line by line: {error.one_line()}")
-    ours.write_text(merged.text, encoding="utf-8", newline=ending)
+    ours.write_text(own_ending(ours, merged.text), encoding="utf-8", newline="")
     return FileMerge(path, "by-id", merged.conflicts, merged.renamed)
 
 

@@ -296,11 +296,8 @@ def union_events(base: str, ours: str, theirs: str, plan: Plan) -> str:
     as theirs), and a reverted forget must not stay in the log as if it held."""
     old = set(base.splitlines())
     gone: dict[str, int] = {}
-    for line in base.splitlines():
+    for line in events_mod.unmatched(base.splitlines(), theirs.splitlines()):
         gone[line] = gone.get(line, 0) + 1
-    for line in theirs.splitlines():
-        if gone.get(line, 0) > 0:
-            gone[line] -= 1
     out = []
     for line in ours.splitlines():
         if not line.strip():

@@ -197,21 +197,9 @@ def _uncommitted_events(store: Store) -> list[dict[str, Any]]:
             committed = git.run(store.top, "show", f"HEAD:{log}", check=False)
         path = store.top / log
         current = path.read_bytes().decode("utf-8", "replace") if path.exists() else ""
-        found += events.parse_lines(_added_lines(committed, current))
+        # not only a tail: a pending `--no-commit` line sits before the lines of later
+        # commands, each committed alone, and a hand edit or a merge may reorder lines
+        # (events.parse_lines splits at "\n" only, as here)
+        found += events.parse_lines("\n".join(events.unmatched(current.split("\n"),
+                                                                committed.split("\n"))))
     return found
-
-
-def _added_lines(committed: str, current: str) -> str:
-    """The lines of `current` the committed log does not hold. Not only a tail: a pending
-    `--no-commit` line sits before the lines of later commands, each committed alone (so the
-    committed log lacks it in the middle), and a hand edit or a merge may reorder lines."""
-    left: dict[str, int] = {}
-    for line in committed.split("\n"):  # as events.parse_lines splits: at "\n" only
-        left[line] = left.get(line, 0) + 1
-    added = []
-    for line in current.split("\n"):
-        if left.get(line, 0) > 0:
-            left[line] -= 1
-        else:
-            added.append(line)
-    return "".join(f"{line}\n" for line in added)
