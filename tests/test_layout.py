@@ -92,8 +92,9 @@ def test_each_rule_is_defined_once_in_its_rules_module(rule: str) -> None:
 
 
 def test_git_runs_only_from_core() -> None:
-    """Every git process is started by `core` (git, gitwrite, clonesetup, gitfast): a list
-    literal or tuple that starts with "git" anywhere else is a git call that escaped."""
+    """Every git process is started by `core` (git, githistory, gitstate, gitwrite, clonesetup,
+    gitfast): a list literal or tuple that starts with "git" anywhere else is a git call that
+    escaped."""
     escaped = []
     for path in PACKAGE.rglob("*.py"):
         if path.relative_to(PACKAGE).parts[0] == "core":

@@ -9,7 +9,9 @@ What goes in, in this order, which is also the order of priority when the budget
 pinned files, expiring-soon warnings, the user's applied preferences, the requested agents'
 sidecar memories, the top memories of each category (recall's score, with `--query` its
 relevance), and the hot working set. Items that do not fit are left out, lowest priority first
-(memories by score), and a last line says what was cut. Tokens are `tokens.estimate`.
+(memories by score), and a last line says what was cut. Tokens are `tokens.estimate`. The
+lines each source offers are `context.candidates`'; this module fits them to the budget, orders
+the sections and renders the block.
 
 This module is imported by the hook: standard library, `clock`, `memo`, `scoring` and `tokens`
 only, and `json` and `rowcodec` only when it reads the index (a memo has no JSON to decode).
@@ -20,7 +22,9 @@ from __future__ import annotations
 import math
 import os
 
+from loa_mem.context import candidates as source
 from loa_mem.context import memo as ahead
+from loa_mem.context.candidates import MAX_LINE, Candidate, Section, one_line
 from loa_mem.context.memo import settings
 from loa_mem.core import clock, tokens
 
@@ -53,11 +57,6 @@ def agents_problem(agents: tuple[str, ...] | list[str]) -> str | None:
     return None
 
 
-MAX_LINE = 240
-_PLURAL = {"fact": "Facts", "decision": "Decisions", "learning": "Learnings", "error": "Errors",
-           "preference": "Preferences"}
-
-
 class Options:
     """What the caller asked for: budget, query, agents, user, and the output format."""
 
@@ -70,24 +69,6 @@ class Options:
         self.agents = agents
         self.format = output
         self.user = user
-
-
-class Section:
-    """A titled group of lines; `items` carry the data of each line for `--format json`."""
-
-    __slots__ = ("headings", "items", "lines", "name", "omitted", "title")
-
-    def __init__(self, name: str, title: str, headings: tuple[str, ...] = ()) -> None:
-        self.name = name
-        self.title = title
-        self.headings = headings or (f"## {title}",)
-        self.lines: list[str] = []
-        self.items: list[dict[str, Any]] = []
-        self.omitted = 0
-
-    def add(self, line: str, item: dict[str, Any]) -> None:
-        self.lines.append(line)
-        self.items.append(item)
 
 
 class Block:
@@ -110,144 +91,6 @@ class Block:
                 "sections": [{"name": s.name, "title": s.title, "items": s.items,
                               "omitted": s.omitted} for s in self.sections],
                 "cut": self.cut, "text": self.text, "warnings": self.warnings}
-
-
-def _one_line(text: object, limit: int = MAX_LINE) -> str:
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 1].rstrip() + "…"
-
-
-# -- candidates, in priority order within each source ------------------------------------------
-Candidate = tuple["Section", str, "dict[str, Any]"]
-
-
-def _pinned(side: dict[str, Any]) -> list[Candidate]:
-    section = Section("pinned", "Pinned")
-    found = []
-    for item in side.get("pinned") or []:
-        words = " — ".join(str(item[k]) for k in ("title", "summary") if item.get(k))
-        found.append((section, _one_line(f"- `{item['path']}`" + (f": {words}" if words else "")),
-                      item))
-    return found
-
-
-def _expiring(db: Connection | None, memory: dict[str, Any], now_iso: str,
-              memo: dict[str, Any] | None = None) -> list[Candidate]:
-    if not (memory.get("lifecycle") or {}).get("check_on_session_start", True):
-        return []
-    section = Section("expiring", "Expiring soon")
-    if memo is not None:
-        return [(section, line, item) for line, item in memo["expiring"]]
-    if db is None:
-        return []
-    from loa_mem.memory import rowcodec
-
-    limit = ahead.warning_limit(memory, now_iso)
-    live = "retired=0 AND superseded_by IS NULL AND expires_at IS NOT NULL"
-    found: list[Candidate] = []
-    for memory_id, expires, *data in db.execute(
-            f"SELECT id, expires_at, {rowcodec.columns('entries')} FROM entries WHERE {live} "
-            "AND expires_at>? AND expires_at<=? ORDER BY expires_at, id", (now_iso, limit)):
-        summary = _summary(rowcodec.unpack(*data))
-        found.append((section, _one_line(f"- {memory_id} expires {expires}: {summary}"),
-                      {"id": memory_id, "expires_at": expires, "summary": summary}))
-    (expired,) = db.execute(f"SELECT count(*) FROM entries WHERE {live} AND expires_at<=?",
-                            (now_iso,)).fetchone()
-    if expired:
-        waits = "entry waits" if expired == 1 else "entries wait"
-        found.append((section, f"- {expired} expired {waits} for `loa-mem archive --expired`",
-                      {"expired": expired}))
-    return found
-
-
-def _entry_data(data: str | dict[str, Any]) -> dict[str, Any]:
-    """A ranked row's entry data: JSON text from the index, already decoded in a memo (whose
-    reader, the hook, does not import json)."""
-    if isinstance(data, dict):
-        return data
-    import json
-
-    decoded: dict[str, Any] = json.loads(data)
-    return decoded
-
-
-def _summary(data: dict[str, Any]) -> str:
-    return _one_line(data.get("summary") or data.get("content") or "", 200)
-
-
-def _memories(db: Connection | None, memory: dict[str, Any], options: Options, now_iso: str,
-              per_category: int, shortlist: list[str] | None,
-              rows: list[Any] | None = None) -> tuple[list[Section], list[Candidate]]:
-    """One section per category (in the config's order) and each category's top entries by
-    recall's score, best first across categories. Without a query, the ranking runs over the
-    `shortlist` when one is given (see `shortlist`), else over every live entry; `rows`, when
-    given, are that ranking already made (`memo`)."""
-    sections = {name: Section(f"memories:{name}", _PLURAL.get(name, name.title()),
-                              ("## Memories", f"### {_PLURAL.get(name, name.title())}"))
-                for name in memory["categories"]}
-    ids = None if options.query else shortlist
-    if rows is None:
-        rows = [] if ids == [] or db is None else ahead.top_rows(db, memory, options.query, now_iso,
-                                                           per_category, len(sections), ids)
-    found: list[Candidate] = []
-    for memory_id, confidence, _, _, _, total, _, _, data_text, category, *_ in rows:
-        if category not in sections:
-            continue
-        data = _entry_data(data_text)
-        tags = [str(t) for t in data.get("tags") or []]
-        summary = _summary(data)
-        note = f"{confidence:g}" + (f"; {', '.join(tags)}" if tags else "")
-        found.append((sections[category], _one_line(f"- {memory_id}: {summary}") + f" ({note})",
-                      {"id": memory_id, "category": category, "summary": summary,
-                       "confidence": confidence, "score": round(total, 4), "tags": tags}))
-    return list(sections.values()), found
-
-
-def _preferences(lines: list[str], user: str | None) -> list[Candidate]:
-    section = Section("preferences", "Your preferences" + (f" ({user})" if user else ""))
-    found = []
-    for line in lines:
-        text = _one_line(line)
-        found.append((section, text if text.startswith("- ") else f"- {text}", {"line": text}))
-    return found
-
-
-def _agents(side: dict[str, Any], names: tuple[str, ...]) -> list[Candidate]:
-    found: list[Candidate] = []
-    known = side.get("agents") or {}
-    for name in names:
-        section = Section(f"agents:{name}", f"Agent {name}")
-        sidecar = known.get(name)
-        if not sidecar:
-            found.append((section, "- first session for this agent; no prior memories",
-                          {"agent": name, "first_session": True}))
-            continue
-        for item in sidecar.get("memories") or []:
-            found.append((section, _one_line(f"- [{item.get('type')}] {item.get('content')} "
-                                             f"(confidence {item.get('confidence')})"),
-                          {"agent": name, **item}))
-        relations = "; ".join(f"{kind}: {', '.join(others)}" for kind, others
-                              in (sidecar.get("relationships") or {}).items() if others)
-        if relations:
-            found.append((section, _one_line(f"- relationships: {relations}"),
-                          {"agent": name, "relationships": sidecar["relationships"]}))
-    return found
-
-
-def _working_set(side: dict[str, Any]) -> list[Candidate]:
-    """The hot list by touches, without the pinned files (listed above it already)."""
-    section = Section("working_set", "Hot working set")
-    pinned = {p["path"] for p in side.get("pinned") or []}
-    keep = sorted((k for k in side.get("hot") or [] if k.get("path") not in pinned),
-                  key=lambda k: (-int(k.get("touches") or 0), str(k.get("path"))))
-    found = []
-    for item in keep:
-        why = f": {item['why']}" if item.get("why") else ""
-        touches = int(item.get("touches") or 0)
-        count = f"{touches} touch" + ("" if touches == 1 else "es")
-        found.append((section, _one_line(f"- `{item.get('path')}`{why} ({count})"),
-                      item))
-    return found
 
 
 # -- fitting to the budget --------------------------------------------------------------------
@@ -288,16 +131,17 @@ def build(db: Connection | None, config: dict[str, Any], side: dict[str, Any],
     budget = max(MIN_BUDGET, int(options.budget or conf["budget_tokens"]))
     memory = config["memory_schema"]
     on = memory.get("enabled", True)
-    categories, ranked = _memories(db, memory, options, now_iso, int(conf["per_category"]),
-                                   ahead.shortlist_ids(side, config, now_iso),
-                                   memo["rows"] if memo else None) if on else ([], [])
-    candidates = [*_pinned(side), *(_expiring(db, memory, now_iso, memo) if on else []),
-                  *_preferences(preference_lines or [], options.user),
-                  *_agents(side, options.agents), *ranked, *_working_set(side)]
+    categories, ranked = source.memories(db, memory, options.query, now_iso,
+                                         int(conf["per_category"]),
+                                         ahead.shortlist_ids(side, config, now_iso),
+                                         memo["rows"] if memo else None) if on else ([], [])
+    candidates = [*source.pinned(side), *(source.expiring(db, memory, now_iso, memo) if on else []),
+                  *source.preferences(preference_lines or [], options.user),
+                  *source.agents(side, options.agents), *ranked, *source.working_set(side)]
     head = _header(db, now_iso, options, side, memo) if on else _header_off(options, side)
     if warnings:
         head += "\n## Could not be read\n" + "".join(
-            f"- {_one_line(w, 4 * MAX_LINE)}\n" for w in warnings)
+            f"- {one_line(w, 4 * MAX_LINE)}\n" for w in warnings)
     room = budget - tokens.estimate(head)
     cut = _fill(room, candidates)
     if cut:
@@ -333,9 +177,9 @@ def make_memo(db: Connection, config: dict[str, Any], side: dict[str, Any],
             "until": None if until == math.inf else until,
             "bounds": ahead.expiry_bounds(db, memory, now_iso),
             "active": ahead.active_count(db, now_iso) if active is None else active,
-            "rows": [[*row[:8], _entry_data(row[8]), row[9], _created(db, row[6], row[7])]
+            "rows": [[*row[:8], source.entry_data(row[8]), row[9], _created(db, row[6], row[7])]
                      for row in rows],
-            "expiring": [[line, item] for _, line, item in _expiring(db, memory, now_iso)]}
+            "expiring": [[line, item] for _, line, item in source.expiring(db, memory, now_iso)]}
 
 
 def _created(db: Connection, path: str, first_line: int) -> float | None:

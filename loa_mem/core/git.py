@@ -1,8 +1,13 @@
 """Git, behind one module.
 
+What it knows: how to run git (`run`, `run_bytes`), the facts of the repository as it is now
+(its top, git directory, shallow or signed settings, what is tracked, pending or uncommitted)
+and making a commit of some paths. Reading past commits (`history`, `restore`, blobs by name)
+is `core.githistory`'s; committing one command's change through git's plumbing is
+`core.gitwrite`'s.
+
 Mutations run `git` directly in a subprocess: a commit is on the hot path of `remember`, and
-importing GitPython costs more (~110 ms) than the commit itself. Reading history (`history`,
-`restore`) goes through GitPython, imported only there.
+importing GitPython costs more (~110 ms) than the commit itself.
 
 Every call runs with the `GIT_*` variables of an enclosing hook removed (as pre-commit's
 `no_git_env` does), so a loa-mem run inside a git hook never writes to the hook's index.
@@ -13,9 +18,9 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from loa_mem.core.errors import GitFailed, NotARepo
+from loa_mem.core.errors import GitFailed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -138,6 +143,16 @@ def run(top: Path, *args: str, stdin: str | None = None, check: bool = True) -> 
     return output
 
 
+def run_bytes(top: Path, *args: str, stdin: bytes | None = None, check: bool = False
+              ) -> tuple[int, bytes]:
+    """`git args` with bytes in and out (blobs exactly as committed): its exit status and
+    output. With `check`, a failure raises (`subprocess.CalledProcessError`)."""
+    result = _process(["git", *args], cwd=top, env=clean_env(), input=stdin, capture_output=True,
+                      check=check)
+    output: bytes = result.stdout
+    return result.returncode, output
+
+
 def _hint(stderr: str) -> str:
     if "tell me who you are" in stderr or "user.email" in stderr:
         return "set an identity: git config user.name NAME; git config user.email ADDRESS"
@@ -241,149 +256,8 @@ def message(op: str, what: str, ids: list[str], extra: dict[str, str] | None = N
     return subject + "\n\n" + middle + "\n".join(trailers) + "\n"
 
 
-class CommitInfo(NamedTuple):
-    sha: str
-    date: str
-    subject: str
-
-
-def _repo(top: Path) -> Any:
-    try:
-        from git import Repo
-    except ImportError as error:  # pragma: no cover - GitPython is a dependency
-        raise NotARepo(f"GitPython is not importable: {error}", "reinstall loa-mem") from None
-    return Repo(top)
-
-
 def matches_head(top: Path, path: str) -> bool:
     return _git(top, ["diff", "--quiet", "HEAD", "--", path], None).returncode == 0
-
-
-def history(top: Path, needle: str, paths: list[str],
-            span: tuple[str, int, int] | None = None) -> list[CommitInfo]:
-    """Commits that touched an entry: those that name it in a trailer, added or removed its
-    id under `paths`, or (with `span`, where it is now: path, first and last line) changed any
-    of its lines, which finds hand edits and merges that carry no trailer."""
-    if not has_commits(top):
-        return []
-    fmt = "--format=%x1e%H%x1f%aI%x1f%s"
-    seen: dict[str, CommitInfo] = {}
-    named = run(top, "log", fmt, f"--grep=^Loa-Id: {needle}$")
-    outputs = [run(top, "log", fmt, f"-S{needle}", "--", *paths)]
-    outputs += _line_history(top, fmt, needle, paths, span)
-    # where a shallow clone cuts history, a commit shows every line as added: only its
-    # trailer can say it touched the entry
-    cut = shallow_cuts(top)
-    for number, output in enumerate([named, *outputs]):
-        for line in output.split("\n"):  # not splitlines(): it splits on \x1e and \x1f too
-            if line.startswith("\x1e"):
-                sha, date, subject = line[1:].split("\x1f", 2)
-                if number == 0 or sha not in cut:
-                    seen[sha] = CommitInfo(sha, date, subject)
-    order = run(top, "rev-list", "HEAD").split()
-    rank = {sha: n for n, sha in enumerate(order)}
-    return sorted(seen.values(), key=lambda c: rank.get(c.sha, len(rank)))
-
-
-def shallow_cuts(top: Path) -> set[str]:
-    """The commits where a shallow clone's history stops (none in a full clone)."""
-    common = run(top, "rev-parse", "--git-common-dir", check=False).strip()
-    try:
-        return set((top / common / "shallow").read_text(encoding="utf-8").split()) if (
-            common) else set()
-    except OSError:
-        return set()
-
-
-SHALLOW_HINT = "this clone is shallow (cloned with --depth): fetch the rest (git fetch " \
-    "--unshallow), then retry"
-
-
-def _line_history(top: Path, fmt: str, needle: str, paths: list[str],
-                  span: tuple[str, int, int] | None) -> list[str]:
-    """`git log -L` over the entry's lines, hopping back to the file it was in before each
-    move (archive, restore) found by the pickaxe, so edits made there are found too."""
-    found: list[str] = []
-    rev = "HEAD"
-    for _ in range(8):  # an entry moves between files a handful of times at most
-        if span is None:
-            break
-        path, first, last = span
-        found.append(run(top, "log", fmt, f"-L{first},{last}:{path}", rev, check=False))
-        arrival = run(top, "log", "-1", "--format=%H", f"-S{needle}", rev, "--", path,
-                      check=False).strip()
-        parent = run(top, "rev-parse", "-q", "--verify", f"{arrival}^", check=False).strip(
-            ) if arrival else ""
-        if not parent:
-            break
-        span = _span_at(top, parent, needle, [p for p in paths if p != path] + [path])
-        rev = parent
-    return found
-
-
-def _span_at(top: Path, rev: str, needle: str, paths: list[str]) -> tuple[str, int, int] | None:
-    """Where the entry `needle` is in commit `rev`: (path, first line, last line)."""
-    for folder in paths:
-        listing = run(top, "grep", "-l", "-F", f"id: {needle}", rev, "--", folder, check=False)
-        for hit in listing.split("\n"):
-            path = hit.split(":", 1)[1] if ":" in hit else ""
-            text = run(top, "show", f"{rev}:{path}", check=False) if path else ""
-            lines = text.split("\n")
-            start = next((n for n, line in enumerate(lines) if line.lstrip("- ").startswith(
-                f"id: {needle}")), None)
-            if start is None:
-                continue
-            indent = len(lines[start]) - len(lines[start].lstrip())
-            end = start + 1
-            while end < len(lines) and not (lines[end][:indent + 2].strip() == "-" or (
-                    lines[end].strip() and len(lines[end]) - len(lines[end].lstrip()) < indent)):
-                end += 1
-            while end > start + 1 and not lines[end - 1].strip():
-                end -= 1
-            return path, start + 1, end
-    return None
-
-
-def file_at(top: Path, sha: str, path: str) -> str | None:
-    """The text of `path` in commit `sha`; None when it is not there or not UTF-8 text (a
-    version committed broken by accident)."""
-    with _repo(top) as repo:  # closed: its `git cat-file` processes end with this call
-        try:
-            blob = repo.commit(sha).tree / path
-        except (KeyError, ValueError):
-            return None
-        data: bytes = blob.data_stream.read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
-def parent_of(top: Path, sha: str) -> str | None:
-    with _repo(top) as repo:
-        parents = repo.commit(sha).parents
-        return parents[0].hexsha if parents else None
-
-
-def file_bytes_at(top: Path, sha: str, path: str) -> bytes | None:
-    """The bytes of `path` in commit `sha` exactly as committed, or None when it is not there."""
-    result = _process(["git", "cat-file", "blob", f"{sha}:{path}"], cwd=top,
-                       env=clean_env(), capture_output=True, check=False)
-    return result.stdout if result.returncode == 0 else None
-
-
-def last_commit_with(top: Path, path: str) -> str | None:
-    """The newest commit whose tree holds `path`: the last commit that touched it, or that
-    commit's parent when the touch was its deletion."""
-    if not has_commits(top):
-        return None
-    last = run(top, "log", "-1", "--format=%H", "--", path, check=False).strip()
-    if not last:
-        return None
-    if _git(top, ["cat-file", "-e", f"{last}:{path}"], None).returncode == 0:
-        return last
-    parent = run(top, "rev-parse", "-q", "--verify", f"{last}^", check=False).strip()
-    return parent or None
 
 
 def uncommitted(top: Path, paths: list[str]) -> set[str]:
@@ -397,34 +271,7 @@ def uncommitted(top: Path, paths: list[str]) -> set[str]:
     return {p for p in paths if p not in known or p in dirty}
 
 
-# -- plumbing the merge driver, repair and purge share ----------------------------------------
-def read_blobs(top: Path, rev: str, paths: list[str]) -> dict[str, str | None]:
-    """`rev:path` for every path in one `git cat-file --batch` call (None when absent)."""
-    request = "".join(f"{rev}:{p}\n" for p in paths).encode()
-    out = _process(["git", "cat-file", "--batch"], cwd=top, env=clean_env(),
-                    input=request, capture_output=True, check=True).stdout
-    texts: dict[str, str | None] = {}
-    position = 0
-    for path in paths:
-        end = out.index(b"\n", position)
-        header = out[position:end].decode().split()
-        position = end + 1
-        if len(header) < 3 or header[1] != "blob":
-            texts[path] = None
-            continue
-        size = int(header[2])
-        texts[path] = out[position:position + size].decode("utf-8", "replace")
-        position += size + 1
-    return texts
-
-
-def blob_text(top: Path, sha: str) -> str:
-    """The text of blob `sha` ('' when git cannot read it)."""
-    found: bytes = _process(["git", "cat-file", "blob", sha], cwd=top, env=clean_env(),
-                            capture_output=True, check=False).stdout
-    return found.decode("utf-8", "replace")
-
-
+# -- plumbing the merge driver and purge share ----------------------------------------------
 def merge_file(ours: Path, base: Path, theirs: Path, label: str, marker: int) -> int:
     """git's own three-way line merge into `ours`; the number of conflicts."""
     result = _process(

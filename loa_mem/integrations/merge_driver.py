@@ -221,12 +221,12 @@ def _redo_merge(store: Store, theirs: tuple[str, str], report: RepairReport) -> 
 
 def repair(root: str | None) -> RepairReport:
     """Put the store right after any git operation (see `repair.py`)."""
-    from loa_mem.core import gitwrite
+    from loa_mem.core import gitstate
     from loa_mem.memory.repair import relink, repair_conflicted, settle_in_git
 
     store = Store.open(root)
     report = RepairReport()
-    in_progress = gitwrite.state_problem(store.top) is not None
+    in_progress = gitstate.state_problem(store.top) is not None
     theirs = merge_head(store.top)
     if theirs is not None:
         _redo_merge(store, theirs, report)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core import events as events_mod
-from loa_mem.core import git, yamlio
+from loa_mem.core import git, githistory, yamlio
 from loa_mem.core.errors import LoaMemError
 from loa_mem.memory import rules as model
 from loa_mem.memory.merge import MEM_ID, Plan, identity, rename_ids
@@ -61,7 +61,7 @@ class Decision:
 
 
 def read_blobs(top: Path, rev: str, paths: list[str]) -> Texts:
-    return git.read_blobs(top, rev, paths)
+    return githistory.read_blobs(top, rev, paths)
 
 
 def snapshot(top: Path, rev: str, layout: Layout) -> Snapshot:

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import git, yamlio
+from loa_mem.core import git, githistory, yamlio
 from loa_mem.core.errors import LoaMemError
 from loa_mem.memory import rules as model
 from loa_mem.memory.index import Row
@@ -88,7 +88,7 @@ def unmerged_stages(top: Path, paths: list[str]) -> dict[str, dict[int, str]]:
             continue
         meta, path = record.split("\t", 1)
         _, sha, stage = meta.split()
-        found.setdefault(path, {})[int(stage)] = git.blob_text(top, sha)
+        found.setdefault(path, {})[int(stage)] = githistory.blob_text(top, sha)
     return found
 
 

@@ -378,13 +378,13 @@ class Store:
     def write(self, op: str, actor: str, commit: bool = True) -> Iterator[Transaction]:
         # here, not at the top: a command that only reads (a first recall in a fresh clone
         # builds the index through this module) does not import the write path
-        from loa_mem.core import gitwrite, lock
+        from loa_mem.core import gitstate, lock
         from loa_mem.memory.transaction import Transaction
 
         commit = commit and self.config.auto_commit
         self.require_init()
         with lock.hold(self.cache_dir / "write.lock", op, self.config.lock_timeout):
-            problem = gitwrite.state_problem(self.top) if commit else None
+            problem = gitstate.state_problem(self.top) if commit else None
             if problem is not None:
                 raise problem
             self.refresh()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import events as events_mod
-from loa_mem.core import filewrite, git, gitwrite, notices
+from loa_mem.core import filewrite, git, gitstate, gitwrite, notices
 from loa_mem.core.errors import Refused
 from loa_mem.memory.files import GrimoireFile, signature_of
 from loa_mem.memory.index import Row
@@ -104,7 +104,7 @@ class Transaction:
         writes.update(self.files)
         for path in [*writes, store.events_rel]:
             refuse_link(store.top, path)
-        gitwrite.refuse_left_out(store.top, [*writes, store.events_rel])
+        gitstate.refuse_left_out(store.top, [*writes, store.events_rel])
         self.changed_paths = [r.path for r in results] + list(self.files)
         if self.events:
             self.changed_paths.append(store.events_rel)
@@ -148,19 +148,19 @@ class Transaction:
                      list(dict.fromkeys(self.ids)),  # all of them added when only_added
                      all(not p.changes and not p.removals for p in plans))
 
-    def _git_state(self) -> gitwrite.State | None:
+    def _git_state(self) -> gitstate.State | None:
         """HEAD, index and working tree of the paths about to change, or None when an outer
         git command holds the index (inside one of its hooks): the files are then written and
         left for `loa-mem commit`, and HEAD never moves under that command."""
         top = self.store.top
-        if gitwrite.index_busy(top):
+        if gitstate.index_busy(top):
             notices.add("not committed: another git command holds this repository's index "
                         "(inside a git hook?); run `loa-mem commit` when it is done")
             return None
-        return gitwrite.inspect(top, self.changed_paths)
+        return gitstate.inspect(top, self.changed_paths)
 
     def _prepare_commit(self, results: list[FileResult], staged: filewrite.Staged,
-                        state: gitwrite.State) -> gitwrite.Pending:
+                        state: gitstate.State) -> gitwrite.Pending:
         """The commit object of this transaction's change alone (see `gitwrite`)."""
         store = self.store
         by_path = {r.path: r for r in results}

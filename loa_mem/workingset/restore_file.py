@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, git
+from loa_mem.core import clock, githistory
 from loa_mem.core.errors import NotFound, NothingToDo, Refused
 from loa_mem.workingset import manifests as ws
 from loa_mem.workingset import meta
@@ -53,10 +53,10 @@ def _gc_record(store: Any, rel: str) -> dict[str, Any] | None:
 
 
 def _from_history(top: Path, path: str) -> tuple[bytes, str] | None:
-    sha = git.last_commit_with(top, path)
+    sha = githistory.last_commit_with(top, path)
     if sha is None:
         return None
-    data = git.file_bytes_at(top, sha, path)
+    data = githistory.file_bytes_at(top, sha, path)
     return (data, f"{path}@{sha[:12]}") if data is not None else None
 
 
@@ -71,7 +71,7 @@ def _origin(store: Any, rel: str) -> _Origin | None:
         return _Origin(found[0], found[1]) if found else None
     if record is not None and record.get("original_commit"):
         sha = str(record["original_commit"])
-        data = git.file_bytes_at(top, sha, rel)
+        data = githistory.file_bytes_at(top, sha, rel)
         if data is not None:
             return _Origin(data, f"{rel}@{sha[:12]}")
     found = _from_history(top, rel)
@@ -103,9 +103,9 @@ def restore_path(store: Any, given: str, actor: str, commit: bool = True) -> Res
     if origin is None:
         if (Path(store.top) / rel).is_file():
             origin = _Origin((Path(store.top) / rel).read_bytes(), rel)
-        elif git.shallow_cuts(Path(store.top)):
+        elif githistory.shallow_cuts(Path(store.top)):
             raise NotFound(f"no version of {rel} in the history this clone holds",
-                           git.SHALLOW_HINT)
+                           githistory.SHALLOW_HINT)
         else:
             raise NotFound(f"no version of {rel} in this repository's git history",
                            "check the path; `git log --all -- PATH` lists what git knows")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import clock, git, sensitive, tokens
+from loa_mem.core import clock, git, githistory, sensitive, tokens
 from loa_mem.core.errors import Refused
 from loa_mem.workingset import extractive, meta
 from loa_mem.workingset import manifests as ws
@@ -85,11 +85,11 @@ def previous_text(top: Path, rel: str) -> str | None:
     last = git.run(top, "log", "-1", "--format=%H", "--", rel, check=False).strip()
     if not last:
         return None
-    committed = git.file_bytes_at(top, last, rel)
+    committed = githistory.file_bytes_at(top, last, rel)
     if committed is not None and committed != current:
         return committed.decode("utf-8", "replace")
     parent = git.run(top, "rev-parse", "-q", "--verify", f"{last}^", check=False).strip()
-    before = git.file_bytes_at(top, parent, rel) if parent else None
+    before = githistory.file_bytes_at(top, parent, rel) if parent else None
     return before.decode("utf-8", "replace") if before is not None else None
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem.core import clock, git, textfile, yamledit, yamlio
+from loa_mem.core import clock, githistory, textfile, yamledit, yamlio
 from loa_mem.core.errors import InvalidFile, NotFound, NothingToDo, Refused
 from loa_mem.core.sensitive import refuse_sensitive
 from loa_mem.memory import rules as model
@@ -134,13 +134,13 @@ def _unarchive(mapping: Any) -> None:
 def _find_in_history(store: Store, memory_id: str) -> tuple[str, str, str] | None:
     """(sha, path, entry text) of the newest committed version of a removed entry."""
     paths = [g.path for g in store.grimoire_files()]
-    for info in git.history(store.top, memory_id, [store.config.storage_dir,
+    for info in githistory.history(store.top, memory_id, [store.config.storage_dir,
                                                     store.config.archive_dir]):
-        for sha in (info.sha, git.parent_of(store.top, info.sha)):
+        for sha in (info.sha, githistory.parent_of(store.top, info.sha)):
             if sha is None:
                 continue
             for path in paths:
-                text = git.file_at(store.top, sha, path)
+                text = githistory.file_at(store.top, sha, path)
                 if text is None or memory_id not in text:
                     continue
                 lines = text.splitlines(True)
@@ -163,9 +163,9 @@ def restore(store: Store, memory_id: str, actor: str, commit: bool = True) -> Ch
     source = None
     if not rows:
         source = _find_in_history(store, memory_id)
-        if source is None and git.shallow_cuts(store.top):
+        if source is None and githistory.shallow_cuts(store.top):
             raise NotFound(f"no version of {memory_id} in the history this clone holds",
-                           git.SHALLOW_HINT)
+                           githistory.SHALLOW_HINT)
         if source is None:
             raise NotFound(f"no version of {memory_id} in this repository's git history",
                            "check the id; `loa-mem history ID` lists what git knows")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem.core import clock, git
+from loa_mem.core import clock, git, githistory
 from loa_mem.memory import rules as model
 from loa_mem.memory.recall import Filters, Recalled, rank
 from loa_mem.memory.store import Store
@@ -97,7 +97,7 @@ def show(store: Store, memory_id: str) -> Shown:
 @dataclass(frozen=True)
 class History:
     id: str
-    commits: list[git.CommitInfo]
+    commits: list[githistory.CommitInfo]
 
     def to_json(self) -> dict[str, Any]:
         return {"id": self.id, "commits": [
@@ -111,15 +111,15 @@ def history(store: Store, memory_id: str) -> History:
     span = (rows[0].path, rows[0].first_line, rows[0].last_line) if len(rows) == 1 else None
     if span is not None and not git.matches_head(store.top, span[0]):
         span = None  # line numbers of an uncommitted version would trace other entries
-    commits = git.history(store.top, memory_id, [store.config.storage_dir,
+    commits = githistory.history(store.top, memory_id, [store.config.storage_dir,
                                                  store.config.archive_dir], span)
-    shallow = bool(git.shallow_cuts(store.top))
+    shallow = bool(githistory.shallow_cuts(store.top))
     if not commits:
         from loa_mem.core.errors import NotFound
 
         raise NotFound(f"no commit touches {memory_id}" + (
             " in the history this clone holds" if shallow else ""),
-            git.SHALLOW_HINT if shallow else "check the id")
+            githistory.SHALLOW_HINT if shallow else "check the id")
     if shallow:
         from loa_mem.core import notices
 

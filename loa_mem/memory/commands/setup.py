@@ -75,16 +75,16 @@ def init(root: str | None) -> Initialized:
         git.init(top)
     else:
         top = found
-    from loa_mem.core import gitwrite
+    from loa_mem.core import gitstate
 
     created: list[str] = []
     config_path = top / config_mod.CONFIG_FILE
-    gitwrite.refuse_left_out(top, [config_mod.CONFIG_FILE, ".gitattributes"])
+    gitstate.refuse_left_out(top, [config_mod.CONFIG_FILE, ".gitattributes"])
     if not config_path.exists():
         atomic_write(config_path, CONFIG_TEXT)
         created.append(config_mod.CONFIG_FILE)
     store = Store.open(str(top))
-    gitwrite.refuse_left_out(top, [*(store.rel(store.storage / r.storage_file)
+    gitstate.refuse_left_out(top, [*(store.rel(store.storage / r.storage_file)
                                      for r in store.config.rules()), store.events_rel])
     for rule in store.config.rules():
         path = store.storage / rule.storage_file
@@ -109,7 +109,7 @@ def _commit_init(store: Store, created: list[str], attributes: bytes | None, you
                  ) -> str | None:
     """Commit what init wrote; if that fails, or would commit the user's own uncommitted
     lines of .gitattributes, put every file back as it was (nothing written)."""
-    from loa_mem.core import gitwrite, lock
+    from loa_mem.core import gitstate, lock
 
     top = store.top
     with lock.hold(store.cache_dir / "write.lock", "init", store.config.lock_timeout):
@@ -127,7 +127,7 @@ def _commit_init(store: Store, created: list[str], attributes: bytes | None, you
             return git.commit(top, paths, git.message("init", "create the memory store", []))
         except GitFailed as failure:
             _undo_init(top, paths, before, staged)
-            failure.hint = gitwrite.hint(f"{failure.message}\n{failure.hint}")
+            failure.hint = gitstate.hint(f"{failure.message}\n{failure.hint}")
             raise
 
 
