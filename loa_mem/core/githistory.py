@@ -157,6 +157,25 @@ def last_commit_with(top: Path, path: str) -> str | None:
     return parent or None
 
 
+def commit_that_made(top: Path, path: str, before: Path, after: Path) -> str | None:
+    """The commit whose change to `path` took it from the bytes of file `before` to those of
+    file `after`: the commit a lone cherry-pick replays, which git names to no merge driver.
+    Found among the commits that brought in `after`'s blob (on any branch, a stash or the
+    reflog) by its parent holding `before`'s; None when no commit did that."""
+    blobs = git.run(top, "hash-object", "--no-filters", str(before.absolute()),
+                    str(after.absolute()), check=False).split()
+    if len(blobs) != 2:
+        return None
+    found = git.run(top, "log", "--all", "--reflog", "--format=%H %P",
+                    f"--find-object={blobs[1]}", "--", path, check=False)
+    for line in found.split("\n"):
+        sha, *parents = line.split() or [""]
+        if parents and git.run(top, "rev-parse", "-q", "--verify", f"{parents[0]}:{path}",
+                               check=False).strip() == blobs[0]:
+            return sha
+    return None
+
+
 # -- blobs by name, for the merge driver and repair ---------------------------------------------
 def read_blobs(top: Path, rev: str, paths: list[str]) -> dict[str, str | None]:
     """`rev:path` for every path in one `git cat-file --batch` call (None when absent)."""

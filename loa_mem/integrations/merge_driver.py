@@ -96,11 +96,12 @@ def _guess_path(top: Path, lay: Layout, ours_text: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _decision(top: Path, lay: Layout, path: str, texts: tuple[str, str, str]) -> Decision:
+def _decision(top: Path, lay: Layout, path: str, texts: tuple[str, str, str],
+              files: tuple[Path, Path]) -> Decision:
     theirs = theirs_commit()
     if theirs is not None:
         return whole_store(top, lay, theirs, force=False)
-    return one_file(top, lay, path, texts)
+    return one_file(top, lay, path, texts, files)
 
 
 def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
@@ -125,7 +126,7 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
         label = theirs_commit()
         count = line_merge(ours, base, theirs, label[1] if label else "theirs", marker)
         return FileMerge(path, "lines", ["(lines)"] * count)
-    decision = _decision(top, lay, path, texts)
+    decision = _decision(top, lay, path, texts, (base, theirs))
     # the texts were read with universal newlines: written back with ours' own line ending
     if path == lay.events or path in lay.logs:
         ours.write_text(own_ending(ours, union_events(*texts, decision.plan)), encoding="utf-8",

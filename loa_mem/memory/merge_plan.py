@@ -216,16 +216,21 @@ def whole_store(top: Path, layout: Layout, theirs: tuple[str, str], force: bool)
     return decision
 
 
-def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str]) -> Decision:
+def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str],
+             files: tuple[Path, Path] | None = None) -> Decision:
     """The plan when the other branch is unknown (rebase, cherry-pick): this file's three
-    versions, plus every id HEAD's store holds or ever used. In a rebase, what the commit
-    being replayed forgot or archived is retired on its side, as a merge finds it in the other
-    branch's events log."""
+    versions, plus every id HEAD's store holds or ever used. What the commit being replayed
+    forgot or archived is retired on its side, as a merge finds it in the other branch's
+    events log. A rebase names that commit; a lone cherry-pick does not, so it is the commit
+    that turned the base version (`files`: the base's and theirs' temp files) into theirs."""
     head = snapshot(top, "HEAD", layout) if git.has_commits(top) else Snapshot({})
     ours = Snapshot({**head.texts, path: texts[1]}, head.events)
     sides = _Sides(Snapshot({path: texts[0]}), ours, Snapshot({path: texts[2]}), {path})
     decision = decide(sides, layout, "theirs", "theirs")
-    retired = retired_by(top, layout, replayed_commit(top))
+    replayed = replayed_commit(top)
+    if replayed is None and files is not None and path in layout.grimoires:
+        replayed = githistory.commit_that_made(top, path, *files)
+    retired = retired_by(top, layout, replayed)
     if not retired:
         return decision
     plan = replace(decision.plan, retired_theirs=decision.plan.retired_theirs | retired)
