@@ -17,8 +17,9 @@ session at one time.
 
 For each mode: recall@5 and recall@10 (the share of each question's evidence in the top k,
 averaged), MRR@10 (1/rank of the first evidence), over all queries and over the paraphrases
-alone; lexical recall also with its session neighbours on (`retrieval.neighbours`). Lexical
-variants show what each default change is worth.
+alone; lexical and hybrid recall with and without their session neighbours
+(`retrieval.neighbours`: hybrid recall has them by default, lexical recall when it is true).
+Lexical variants show what each default change is worth.
 
 Speed: `loa-mem recall QUERY` as a whole process (the venv's own `loa-mem`) on 10,000 entries,
 median of several runs after one warm-up, per mode and for lexical with the session
@@ -168,18 +169,20 @@ def _stems(text: str) -> set[str]:
     return {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS}
 
 
-def quality(root: Path, ids: list[str], queries: list[Query], mode: str) -> dict[str, float]:
+def quality(root: Path, ids: list[str], queries: list[Query], mode: str,
+            neighbours: bool | None = None) -> dict[str, float]:
     from loa_mem.memory.recall import Filters, rank
     from loa_mem.memory.store import Store
 
     os.environ["LOA_MEM_NOW"] = NOW
     store = Store.open(str(root))
     db = store.index.db
-    retrieval = {**store.config.retrieval, "neighbours": mode == "neighbours"}
+    # None: the default (hybrid recall with its neighbours, lexical without)
+    retrieval = {**store.config.retrieval, "neighbours": False if mode == "union" else neighbours}
     found: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
     for query, evidence, paraphrase in queries:
         hits: list[str] = []
-        parts = {"union": ("lexical", "semantic"), "neighbours": ("lexical",)}.get(mode, (mode,))
+        parts = {"union": ("lexical", "semantic")}.get(mode, (mode,))
         for part in parts:
             hits += [h.id for h in rank(db, Filters(query=query, limit=10, mode=part), 0.2,
                                         retrieval) if h.id not in hits]
@@ -204,10 +207,13 @@ def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -
     rows.append(("lexical, stop words matched", quality(root, ids, queries, "lexical")))
     stopwords.STOP_WORDS = kept
     for mode in modes:
+        if mode == "hybrid":
+            rows.append(("hybrid, no session neighbours",
+                         quality(root, ids, queries, mode, neighbours=False)))
         rows.append((mode, quality(root, ids, queries, mode)))
         if mode == "lexical":
             rows.append(("lexical + session neighbours",
-                         quality(root, ids, queries, "neighbours")))
+                         quality(root, ids, queries, mode, neighbours=True)))
     print(f"{'mode':45} {'r@5':>6} {'r@10':>6} {'MRR':>6} {'para r@10':>10} {'para MRR':>9}")
     for name, found in rows:
         print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f} "
@@ -306,34 +312,37 @@ def _tune(root: Path, ids: list[str], queries: list[Query]) -> None:
     variants += [(f"rank fusion, weight 0.1, k {k}", 0.1, k, kept[2]) for k in (2, 20, 60, 120)]
     variants += [(f"score fusion, cosine + {w} x bm25 share", 0.1, 5, _by_score(w))
                  for w in (0.05, 0.1, 0.2, 0.4)]
-    print(f"{'hybrid variant (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
+    print(f"{'hybrid variant, no neighbours (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
     for name, weight, k, fuse in variants:
         fusion.LEXICAL_WEIGHT, fusion.RRF_K, fusion.fuse = weight, k, fuse
         try:
-            found = quality(root, ids, queries, "hybrid")
+            found = quality(root, ids, queries, "hybrid", neighbours=False)
         finally:
             fusion.LEXICAL_WEIGHT, fusion.RRF_K, fusion.fuse = kept
         print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f}")
 
 
-def _neighbours(root: Path, ids: list[str], sets: dict[str, list[Query]]) -> None:
+def _neighbours(root: Path, ids: list[str], sets: dict[str, list[Query]], modes: list[str]
+                ) -> None:
     """Session-neighbour settings on the tuning half (how many best matches lend their
-    neighbours, and the neighbours' weight), the team set beside it as a check."""
+    neighbours, and the neighbours' weight), the team set beside it as a check; for lexical
+    recall, and for hybrid recall when there is a model."""
     from loa_mem.memory import neighbours
 
     kept = neighbours.SOURCES, neighbours.WEIGHT
     names = ["conversation, tuning half", "team"]
-    print(f"{'neighbour variant (r@10 / r@5 / MRR)':45} "
-          + " ".join(f"{n[:25]:>25}" for n in names))
     variants = [(s, w) for s in (1, 2, 3, 5) for w in (0.1, 0.2, 0.3, 0.45)]
-    for sources, weight in variants:
-        neighbours.SOURCES, neighbours.WEIGHT = sources, weight
-        try:
-            found = [quality(root, ids, sets[n], "neighbours") for n in names]
-        finally:
-            neighbours.SOURCES, neighbours.WEIGHT = kept
-        print(f"{f'{sources} best matches, weight {weight}':45} " + " ".join(
-            f"{f['r@10']:>9.3f} / {f['r@5']:.3f} / {f['mrr']:.3f}" for f in found))
+    for mode in [m for m in modes if m != "semantic"]:
+        print(f"{mode + ' neighbour variant (r@10 / r@5 / MRR)':45} "
+              + " ".join(f"{n[:25]:>25}" for n in names))
+        for sources, weight in variants:
+            neighbours.SOURCES, neighbours.WEIGHT = sources, weight
+            try:
+                found = [quality(root, ids, sets[n], mode, neighbours=True) for n in names]
+            finally:
+                neighbours.SOURCES, neighbours.WEIGHT = kept
+            print(f"{f'{sources} best matches, weight {weight}':45} " + " ".join(
+                f"{f['r@10']:>9.3f} / {f['r@5']:.3f} / {f['mrr']:.3f}" for f in found))
 
 
 Timing = tuple[float, float]  # wall ms, cpu ms (user + system of the process)
@@ -396,7 +405,7 @@ def main() -> None:
             _lexical(small, ids, sets)
         if args.neighbours and not args.no_quality:
             print()
-            _neighbours(small, ids, sets)
+            _neighbours(small, ids, sets, modes)
         if args.tune and args.model and not args.no_quality:
             print()
             _tune(small, ids, sets["conversation, tuning half"])
@@ -418,19 +427,24 @@ def main() -> None:
 
 
 def _speed(big: Path, modes: list[str], runs: int) -> None:
-    """`recall QUERY` in each mode, and lexical with the session neighbours on."""
+    """`recall QUERY` in each mode, lexical with the session neighbours on and hybrid with
+    them off."""
     query = "which relational store did we pick"
+    config = big / ".loa.config.yaml"
+    kept = config.read_text(encoding="utf-8")
     for mode in modes:
         _row(f"recall QUERY --mode {mode}", _time(
             [LOA_MEM, "recall", query, "--mode", mode], big, runs), 250)
-        if mode == "lexical":
-            config = big / ".loa.config.yaml"
-            kept = config.read_text(encoding="utf-8")
-            config.write_text(kept.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: "
-                                           "true"), encoding="utf-8")
-            _row("recall QUERY, lexical + session neighbours", _time(
-                [LOA_MEM, "recall", query, "--mode", mode], big, runs), 250)
-            config.write_text(kept, encoding="utf-8")
+        other = {"lexical": "true", "hybrid": "false"}.get(mode)
+        if other is None:
+            continue
+        config.write_text(kept.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: "
+                                       + other), encoding="utf-8")
+        name = "lexical + session neighbours" if mode == "lexical" else \
+            "hybrid, no session neighbours"
+        _row(f"recall QUERY, {name}", _time([LOA_MEM, "recall", query, "--mode", mode], big,
+                                            runs), 250)
+        config.write_text(kept, encoding="utf-8")
 
 
 def _row(name: str, timing: Timing, budget: float) -> None:

@@ -4,13 +4,14 @@ a fresh clone builds is the index any other path builds."""
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loa_mem.core import yamlfast, yamlio
+from loa_mem.core import clock, yamlfast, yamlio
 from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.indexrows import file_rows
 from tests.test_fast_reader import ENTRIES, HEADER, RAW_KEYS, RAW_VALUES
@@ -81,3 +82,29 @@ def test_values_the_plan_does_not_expect_make_the_same_rows(change: tuple[str, s
     same_rows("".join(entries))
     same_rows("".join(e.replace(old.format(n=n), new.format(n=n))
                       for n, e in enumerate(entries)))
+
+
+@settings(max_examples=500, deadline=None)
+@given(moment=st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9999, 12, 31, 23,
+                                                                              59, 59)))
+def test_a_time_as_loa_mem_writes_it_gives_the_epoch_datetime_gives(moment: datetime) -> None:
+    written = clock.iso(moment.replace(tzinfo=timezone.utc))
+
+    assert clock.written_epoch(written) == clock.parse(written).timestamp()
+
+
+@settings(max_examples=500, deadline=None)
+@given(text=st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[Zz]",
+                          fullmatch=True) | st.text(max_size=24))
+def test_any_other_text_is_left_to_the_full_parser(text: str) -> None:
+    """An impossible date (2026-02-30, hour 24), a year before 1970 or any other form: None,
+    and the index then reads it as `clock.parse` does."""
+    try:
+        expected = clock.parse(text).timestamp()
+    except ValueError:
+        expected = None
+    found = clock.written_epoch(text)
+
+    assert found is None or found == expected
+    if expected is not None and text == clock.iso(clock.parse(text)) and text >= "1970":
+        assert found == expected

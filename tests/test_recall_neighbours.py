@@ -1,7 +1,8 @@
-"""Session neighbours (`retrieval.neighbours`): lexical recall also finds the entries written
-just before and after its best matches in the same session, which share no word with the
-query; the query's own matches keep their places at the top, and --explain says which part
-came from where."""
+"""Session neighbours (`retrieval.neighbours`): recall also finds the entries written just
+before and after its best matches in the same session, which share no word with the query;
+the query's own matches keep their places at the top, and --explain says which part came from
+where. Hybrid recall has them unless the setting is false; lexical recall only when it is
+true, so that a plain word recall lists exactly the entries holding the word."""
 
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ def recalled(cli: Cli, *args: str) -> list[dict[str, Any]]:
     return list(cli.ok("recall", *args, "--json").json()["results"])
 
 
-def test_off_by_default_a_question_finds_only_the_turn_sharing_its_words(
+def test_lexical_recall_by_default_finds_only_the_turn_sharing_its_words(
         cli: Cli, turns: dict[str, str]) -> None:
     assert [r["id"] for r in recalled(cli, QUESTION)] == [turns["timeout"]]
 
@@ -117,3 +118,25 @@ def test_the_session_start_context_ranks_its_query_the_same_way(
 
     assert turns["timeout"] in block and turns["cause"] in block
     assert turns["other"] not in block
+
+
+def test_hybrid_recall_brings_the_turn_written_next_to_its_best_match_by_default(
+        cli: Cli, store: Path, tmp_path: Path, turns: dict[str, str]) -> None:
+    from tests.semantic_support import build_model
+    from tests.test_semantic import configure
+
+    configure(store, model=str(build_model(tmp_path)))
+
+    found = {r["id"]: r["explain"] for r in recalled(cli, QUESTION, "--explain")}
+
+    assert next(iter(found)) == turns["timeout"]
+    # the cause shares no word with the question, and the tiny model knows none of its words
+    assert found[turns["cause"]] == {**found[turns["cause"]], "lexical": 0.0,
+                                     "semantic": 0.0, "neighbour": 1.0}
+    assert turns["other"] not in found and turns["later"] not in found
+
+    configure(store, neighbours=False)
+    plain = {r["id"]: r["explain"] for r in recalled(cli, QUESTION, "--explain")}
+    assert next(iter(plain)) == turns["timeout"]
+    assert turns["cause"] not in plain
+    assert all("neighbour" not in parts for parts in plain.values())

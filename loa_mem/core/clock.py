@@ -5,6 +5,7 @@ lexically in time order (the index relies on that)."""
 from __future__ import annotations
 
 import os
+import re
 from datetime import datetime, timedelta, timezone
 
 from loa_mem.core.errors import ConfigError, Refused
@@ -43,6 +44,31 @@ def parse(text: str) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=timezone.utc)
     return moment.astimezone(timezone.utc)
+
+
+def written_epoch(text: object) -> float | None:
+    """The Unix time of a text in exactly the form loa-mem writes times (`iso`:
+    2026-02-01T10:30:00Z, a year from 1970 on), told without `datetime` (a cold build reads one
+    per entry); None for any other text, including an impossible date, which `parse` decides."""
+    if type(text) is not str or len(text) != 20 or text[19] != "Z" or _WRITTEN(text) is None:
+        return None
+    year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
+    hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
+    leap = month == 2 and year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if year < 1970 or not (1 <= month <= 12 and 1 <= day <= _MONTH_DAYS[month] + leap) or \
+            hour > 23 or minute > 59 or second > 59:
+        return None
+    # days since 1970-01-01 of a proleptic Gregorian date (the "days from civil" formula)
+    shifted = year - (month <= 2)
+    era, in_era = divmod(shifted, 400)
+    day_of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    day_of_era = in_era * 365 + in_era // 4 - in_era // 100 + day_of_year
+    days = era * 146097 + day_of_era - 719468
+    return float(days * 86400 + hour * 3600 + minute * 60 + second)
+
+
+_WRITTEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
+_MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
 def parse_field(text: object, field: str) -> datetime:

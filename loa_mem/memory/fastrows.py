@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 from loa_mem.core import spanhash, yamlfast
+from loa_mem.core.clock import written_epoch as _written_epoch
 from loa_mem.core.yamlshapes import Shape
 from loa_mem.memory import rowcodec
 from loa_mem.memory.indexrows import FileRows, Prepared, Span, _columns, _epoch, file_rows
@@ -91,9 +92,12 @@ class _Plan:
             return None
         created = None
         if self.stamp is not None:
-            created = _epoch(values[self.stamp])
-            if created is None or rowcodec.stamp(created) != values[self.stamp]:
-                return None
+            # a time in the form loa-mem writes gives that text back by construction
+            created = _written_epoch(values[self.stamp])
+            if created is None:
+                created = _epoch(values[self.stamp])
+                if created is None or rowcodec.stamp(created) != values[self.stamp]:
+                    return None
         return (ident, category, confidence, created, expires, superseded,
                 _digest(normalize(content)), tags, content,
                 rowcodec.summary_column(summary, content), self._rest(values))

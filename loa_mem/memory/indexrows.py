@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import NamedTuple
 
 from loa_mem.core import spanhash
-from loa_mem.core.clock import parse
+from loa_mem.core.clock import parse, written_epoch
 from loa_mem.core.yamlfast import Spans
 from loa_mem.memory import rowcodec
 from loa_mem.memory.rules import normalize as normalized
@@ -95,6 +95,9 @@ _key_texts: dict[tuple[int, ...], str] = {}
 
 
 def _epoch(timestamp: Any) -> float | None:
+    written = written_epoch(timestamp)  # the form loa-mem writes: most entries, each its own
+    if written is not None:
+        return written
     text = str(timestamp) if timestamp else ""
     found = _epochs.get(text, -1.0)
     if found == -1.0:

@@ -1,25 +1,31 @@
-"""Session neighbours: lexical recall that also finds what was written next to its best matches.
+"""Session neighbours: recall also finds what was written next to its best matches.
 
 A conversation kept as memories spreads one answer over consecutive entries ("the checkout
 times out in Brazil", then "traces show the payment call waits on the fraud scorer"): the
-question shares words with the first and none with the second. With `retrieval.neighbours`
-on, the entries written just before and just after each of the query's best `SOURCES`
-matches, in the same session (`source.session_id`) and at most `WINDOW` seconds apart, join
-the candidates:
+question shares words with the first and none with the second. In hybrid recall (unless
+`retrieval.neighbours` is false) and in lexical recall when it is true, the entries written
+just before and just after each of the query's best `SOURCES` matches, in the same session
+(`source.session_id`) and at most `WINDOW` seconds apart, join the candidates:
 
     relevance = (1 - WEIGHT) * share + WEIGHT * neighbour
 
-where share is an entry's bm25 relative to the best match (0 when the query's words are not in
-it) and neighbour is the share of the best match it was written next to (0 when none). An entry
-found only as a neighbour has a relevance of at most WEIGHT (0.3) against the best match's
-0.7 at least, so in text relevance a word query's own best match is never overtaken by an
-entry without its words. As in hybrid recall, the query's best `depth` matches by bm25 and
-their neighbours are then scored (recency, confidence, tier) by `scoring.ranked`.
+where share is an entry's relevance relative to the best match (lexical recall: its bm25, 0
+when the query's words are not in it; hybrid recall: its fused score) and neighbour is the
+share of the best match it was written next to (0 when none). An entry found only as a
+neighbour has a relevance of at most WEIGHT (0.3) against the best match's 0.7 at least, so
+in text relevance the best match is never overtaken by an entry found only beside it. As in
+hybrid recall, the query's best `depth` matches and their neighbours are then scored
+(recency, confidence, tier) by `scoring.ranked`. Lexical recall leaves them out by default:
+its results are then exactly the entries that hold the query's words, which a user reading a
+plain `recall WORD` expects (hybrid recall, ranking by meaning, always fills its places).
+Semantic recall, asked for by name, ranks by meaning alone.
 
 Chosen on the tuning half of the benchmark's conversations (`bench/bench_retrieval.py
---neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (r@10 0.54 -> 0.58,
-MRR 0.56 unchanged; 0.2: 0.56, 0.45: 0.58 with MRR 0.545). Feeding back the best matches'
-most distinctive words instead (RM3-style, 1 to 5 matches, 3 to 12 words, weights 0.1 to 0.45)
+--neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (lexical r@10 0.54
+-> 0.58, MRR 0.56 unchanged; 0.2: 0.56, 0.45: 0.58 with MRR 0.545; hybrid 0.64 -> 0.68, MRR
+0.62 -> 0.64; 0.2: 0.67, 0.45: 0.67). Held out: lexical 0.51 -> 0.55, hybrid 0.58 -> 0.62;
+the team set moves by one evidence of 200 either way. Feeding back the best matches' most
+distinctive words instead (RM3-style, 1 to 5 matches, 3 to 12 words, weights 0.1 to 0.45)
 found no more evidence (r@10 0.54 at every setting) and was not kept.
 """
 
@@ -56,17 +62,29 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, depth: 
     if not matches:
         return None
     best = max(float(matches[0][1]), 1e-9)
-    shares = {int(rowid): max(float(score), 0.0) / best for rowid, score in matches}
-    near = _neighbours(db, where, args, [int(rowid) for rowid, _ in matches[:SOURCES]], shares)
+    found = joined(db, where, args, {int(rowid): max(float(score), 0.0) / best
+                                     for rowid, score in matches}, depth)
+    if found is None:
+        return None
+    raw, near, shares = found
+    parts = {rowid: {"lexical": round(shares.get(rowid, 0.0), 4),
+                     "neighbour": round(near.get(rowid, 0.0), 4)} for rowid in raw}
+    return Relevance(raw, parts)
+
+
+def joined(db: Any, where: list[str], args: list[object], shares: dict[int, float],
+           depth: int) -> tuple[dict[int, float], dict[int, float], dict[int, float]] | None:
+    """A ranking's candidates (`shares`: rowid -> relevance relative to the best, best first)
+    with the neighbours of its best `SOURCES`: (relevance of the best `depth`, each
+    neighbour's share, `shares`), or None when those have no neighbour. Lexical recall joins
+    its bm25 shares, hybrid recall its fused ones."""
+    near = _neighbours(db, where, args, list(shares)[:SOURCES], shares)
     if not near:
         return None
     raw = {rowid: (1 - WEIGHT) * share for rowid, share in shares.items()}
     for rowid, share in near.items():
         raw[rowid] = raw.get(rowid, 0.0) + WEIGHT * share
-    kept = sorted(raw.items(), key=lambda item: (-item[1], item[0]))[:depth]
-    parts = {rowid: {"lexical": round(shares.get(rowid, 0.0), 4),
-                     "neighbour": round(near.get(rowid, 0.0), 4)} for rowid, _ in kept}
-    return Relevance(dict(kept), parts)
+    return dict(sorted(raw.items(), key=lambda item: (-item[1], item[0]))[:depth]), near, shares
 
 
 def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int],

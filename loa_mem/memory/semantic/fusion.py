@@ -12,7 +12,8 @@
   Chosen on the tuning half of the benchmark's conversational set (`bench/bench_retrieval.py
   --tune`): k 5 found the most (r@10 0.66, MRR 0.62; k 60, the usual choice, 0.64 and 0.61);
   lexical weights 0.25 to 1.0 lost evidence, and fusing scores (cosine plus a share of bm25)
-  found no more.
+  found no more. The entries written next to the best fused matches in their session then
+  join (`memory.neighbours`; `retrieval.neighbours: false` leaves them out).
 
 The recall score then treats the result as it treats bm25: divided by the best candidate's, then
 weighed with confidence, recency and tier.
@@ -44,7 +45,9 @@ class Settings(NamedTuple):
     model: str
     dimensions: int | None
     explicit: bool  # asked for by name: fail rather than fall back
-    neighbours: bool = False  # lexical recall also finds what was written next to its matches
+    # recall also finds what was written next to its best matches (`memory.neighbours`):
+    # True in lexical and hybrid recall, False in neither, None (unset) in hybrid recall only
+    neighbours: bool | None = None
 
 
 class Relevance(NamedTuple):
@@ -89,15 +92,16 @@ def settings(retrieval: dict[str, Any], requested: str = "") -> Settings:
                                "pip install 'loa-mem[semantic]', or recall with --mode lexical")
     dims = retrieval.get("dimensions")
     return Settings(mode, name, int(dims) if dims else None, explicit,
-                    bool(retrieval.get("neighbours", False)))
+                    retrieval.get("neighbours"))
 
 
 def relevance(db: Any, where: list[str], args: list[object], query: str, chosen: Settings,
               depth: int = 100, fetch: bool = True) -> Relevance | None:
     """The relevance of each candidate to `query`, or None for lexical recall (in auto mode
-    also when the model cannot be had, with a notice saying why); lexical recall with
-    `retrieval.neighbours` on adds the entries written next to its best matches
-    (`memory.neighbours`), when they have any."""
+    also when the model cannot be had, with a notice saying why). Hybrid recall adds the
+    entries written next to its best matches (`memory.neighbours`) unless
+    `retrieval.neighbours` is false; lexical recall only when it is true: its results are
+    otherwise exactly the entries holding the query's words."""
     if not query.strip():
         return None
     if chosen.mode == "lexical":
@@ -120,7 +124,28 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
     if chosen.mode == "semantic":
         return Relevance({r: c for r, c in semantic},
                          {r: {"semantic": round(c, 4)} for r, c in semantic}, "semantic")
-    return fuse(_lexical(db, where, args, query, depth), semantic)
+    fused = fuse(_lexical(db, where, args, query, depth), semantic)
+    return fused if chosen.neighbours is False else _with_neighbours(db, where, args, fused,
+                                                                     depth)
+
+
+def _with_neighbours(db: Any, where: list[str], args: list[object], fused: Relevance,
+                     depth: int) -> Relevance:
+    """Hybrid recall with the session neighbours of its best fused matches."""
+    from loa_mem.memory import neighbours
+
+    ranked = sorted(fused.raw.items(), key=lambda item: (-item[1], item[0]))
+    if not ranked:
+        return fused
+    best = max(ranked[0][1], 1e-9)
+    found = neighbours.joined(db, where, args, {rowid: score / best for rowid, score in ranked},
+                              depth)
+    if found is None:
+        return fused
+    raw, near, _ = found
+    parts = {rowid: {**fused.parts.get(rowid, {"lexical": 0.0, "semantic": 0.0}),
+                     "neighbour": round(near.get(rowid, 0.0), 4)} for rowid in raw}
+    return Relevance(raw, parts, "hybrid")
 
 
 def fuse(lexical: list[tuple[int, float]], semantic: list[tuple[int, float]]) -> Relevance:
