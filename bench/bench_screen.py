@@ -1,4 +1,4 @@
-"""Benchmark of the secret and personal-data screen (loa_mem/sensitive.py, loa_mem/detectors.py).
+"""Benchmark of the secret and personal-data screen (loa_mem/core/sensitive.py, core/detectors.py).
 
 Prints, each as the median of --runs fresh processes or calls:
 - the import cost of each detector library (detect-secrets with and without `requests` deferred,
@@ -29,7 +29,7 @@ from bench import LOA_MEM, NOW, ROOT, build_store, timed
 BUDGET_MS = 350
 IMPORTS = {
     "detect-secrets plugins (requests deferred)":
-        "from loa_mem import detectors; detectors._secret_plugins()",
+        "from loa_mem.core import detectors; detectors._vendor_plugins()",
     "detect-secrets plugins (plain import)":
         "import detect_secrets.plugins.keyword, detect_secrets.plugins.aws",
     "phonenumbers": "import phonenumbers",

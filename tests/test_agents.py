@@ -118,7 +118,7 @@ LONG = "y" * 101
     ["../x", "ok", "--type", "context"],
     ["a/b", "ok", "--type", "context"],
     [".hidden", "ok", "--type", "context"],
-    ["qa", "key AKIAIOSFODNN7EXAMPLE", "--type", "context"],
+    ["qa", "key AKIAQ7ZK2M4N6P8R3T5V", "--type", "context"],
 ], ids=["101-chars", "empty", "blank", "conf-0.4", "conf-1.1", "bad-type", "dotdot", "slash",
         "dotfile", "secret"])
 def test_remember_refusals_write_nothing(cli: Cli, store: Path, args: list[str]) -> None:

@@ -82,8 +82,8 @@ def test_a_bad_tag_gets_a_suggestion(cli: Cli, store: Path) -> None:
 
 # name: (content, the kind the message names, the part it must never repeat)
 SECRETS = {
-    "aws-access-key": ("Deploy used AKIAIOSFODNN7EXAMPLE yesterday", "AWS access key",
-                       "AKIAIOSFODNN7EXAMPLE"),
+    "aws-access-key": ("Deploy used AKIAQ7ZK2M4N6P8R3T5V yesterday", "AWS access key",
+                       "AKIAQ7ZK2M4N6P8R3T5V"),
     "github-token": ("token ghp_abcdefghijklmnopqrstuvwxyz0123456789 for CI", "GitHub token",
                      "ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
     "github-pat": ("github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "GitHub token",
@@ -253,7 +253,7 @@ def test_an_archive_reason_holding_a_secret_is_refused(cli: Cli, store: Path) ->
     """--reason takes free words (tests/test_flags.py), screened like every stored text."""
     memory_id = support.remember(cli, "Something true.", "fact")
     message = refuse(cli, store, "archive", memory_id, "--reason",
-                     "rotated key AKIAIOSFODNN7EXAMPLE")
+                     "rotated key AKIAQ7ZK2M4N6P8R3T5V")
 
     assert "the reason" in message and "AKIA" not in message
 

@@ -114,6 +114,29 @@ def test_advise_refuses_a_secret_in_why(cli: Cli, store: Path) -> None:
     assert "--why" in line
 
 
+def test_summarize_refuses_a_secret_as_the_summary_name(cli: Cli, store: Path) -> None:
+    write(store, "notes/plan.md", "# Plan\n")
+    secret = _token()
+    with nothing_written(store):
+        line = _refused(cli("summarize", "notes/plan.md", "--text", "The plan in short.",
+                            "--name", secret), secret)
+    assert "--name" in line and "GitHub token" in line
+
+
+@pytest.mark.parametrize("args", [
+    ("advise", "--referenced", "{}"),
+    ("advise", "--hot", "{}", "--why", "needed"),
+    ("pin", "{}"),
+    ("advise", "--cold", "notes/plan.md", "--action", "{}"),
+], ids=["referenced", "hot", "pin", "action"])
+def test_a_secret_given_as_a_path_or_an_action_is_not_repeated(cli: Cli, store: Path,
+                                                               args: tuple[str, ...]) -> None:
+    write(store, "notes/plan.md", "# Plan\n")
+    secret = _token()
+    with nothing_written(store):
+        _refused(cli(*(a.replace("{}", secret) for a in args)), secret)
+
+
 @pytest.mark.parametrize("field", ["summary", "title", "custom.owner"])
 def test_meta_set_refuses_a_secret_in_any_field(cli: Cli, store: Path, field: str) -> None:
     write(store, "notes/plan.md", "# Plan\n")

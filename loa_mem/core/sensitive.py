@@ -2,14 +2,17 @@
 
 Detection comes from kept libraries behind `loa_mem.core.detectors` (detect-secrets for provider
 keys, secret-named values and entropy; phonenumbers; python-stdnum for IBANs, national ids and
-the Luhn check of card numbers). This module holds only what no library has:
+the Luhn check of card numbers) and from `loa_mem.core.secretshapes`, the regular expressions of
+what no library has (provider formats detect-secrets lacks, passwords as people write them, and
+the shapes that only look like secrets). This module puts them together:
 
-- the rules of free text: e-mail addresses, a password told in a sentence, a password in a URL
-  (also with an empty user), `Authorization:` headers, connection-string keys, the body of a
-  private key without its BEGIN line, long random tokens and hex keys named as keys;
-- context that makes a match harmless: placeholders (`${VAR}`, `<token>`, `<redacted>`,
-  `********`), type names in API docs (`token: string`), policy sentences ("Password: minimum 12
-  characters"), memory ids, git SSH remotes, and hex strings that are shas or digests;
+- e-mail addresses, the body of a private key without its BEGIN line, long random tokens, hex
+  keys named as keys, and base64 of any of these or of a `user:password` pair;
+- a value on the line after its key (`password:` then the value) and a key split over two
+  lines are read as one;
+- context that makes a match harmless: placeholders and documentation examples, type names in
+  API docs (`token: string`), policy sentences ("Password: minimum 12 characters"), ids,
+  digests, URL paths, public keys and certificates;
 - the cheap look that decides which library a text needs, so a text of plain words imports none.
 
 A finding names its kind, never the text: `refuse_sensitive` raises a `Refused` that says which
@@ -23,6 +26,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from loa_mem.core import secretshapes as shapes
 from loa_mem.core.errors import Refused
 
 __all__ = ["Finding", "first_finding", "found_in", "refuse_sensitive", "scan", "screen"]
@@ -35,57 +39,21 @@ class Finding:
 
 
 _SECRET = "a password or secret"
-# Own rules: (kind, expression, the group holding the value; 0 for the whole match).
-_RULES: tuple[tuple[str, re.Pattern[str], int], ...] = tuple(
-    (kind, re.compile(rx), group) for kind, rx, group in (
-        ("an e-mail address",
-         r"(?i)(?<![\w.+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}(?![\w-])", 0),
-        ("a password in a URL", r"\b[a-z][a-z0-9+.-]*://[^\s/:@]*:([^\s/@]+)@", 1),
-        (_SECRET, r"(?i)\b(?:password|passphrase|passwd|pass ?code|pw|pwd)\s+(?:is|was|=|:)"
-                  r"\s+[\"'`]?(\S{3,})", 1),
-        (_SECRET, r"(?i)\blogin\s+\S+\s+password\s+(\S+)", 1),
-        ("a bearer token or other authorization header",
-         r"(?i)\b(?:authorization:\s*(?:basic|bearer|ssws|token|digest)|bearer)\s+"
-         r"([A-Za-z0-9._~+/=-]{12,})", 1),
-        ("a connection-string key",
-         r"(?i)(?:^|[;&?\s])(?:SharedAccessKey|AccountKey|SharedSecret|sig|pwd|password)="
-         r"([^;&\s]{8,})", 1),
-        ("a private key", r"(?m)^(?:MII[A-Za-z0-9+/]{20,}|(?:[A-Za-z0-9+/]{64}\n){2})", 0),
-        ("an API key", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}", 0),
-        ("a Google API key", r"\bAIza[A-Za-z0-9_-]{30,}", 0),
-        ("a Google OAuth client secret", r"\bGOCSPX-[A-Za-z0-9_-]{20,}", 0),
-        ("a GitHub token", r"\bgithub_pat_\w{30,}", 0),
-        ("a Hugging Face token", r"\bhf_[A-Za-z]{30,}", 0),
-        ("an npm token", r"\bnpm_[A-Za-z0-9]{30,}", 0),
-        ("a Stripe webhook secret", r"\bwhsec_[A-Za-z0-9+/=]{24,}", 0),
-    ))
-# Values that name a type or stand in for the real thing, in docs and templates.
-_NOT_A_VALUE = frozenset((
-    "string", "str", "int", "integer", "number", "bool", "boolean", "float", "null", "none",
-    "nil", "true", "false", "required", "optional", "any", "object", "array", "text", "bytes",
-    "secret", "password", "token", "key", "value", "example", "sample", "redacted", "hidden",
-    "masked", "removed", "omitted", "changeme", "placeholder", "tbd", "todo",
-))
-_PLACEHOLDER = re.compile(r"^(?:<[^>]*>?|\$\{?[\w.]*\}?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.{3}|…)")
-# Code that reads the value from elsewhere: os.environ[...], getenv(...), ENV['...'], getpass().
-_ENV_READ = re.compile(r"(?i)^(?:os\.environ|process\.env|ENV\[|[A-Za-z_][\w.]*\()")
-_MEMORY_ID = re.compile(r"\bMEM-\d{8}-[a-z0-9]{3,}\b")
-_SSH_REMOTE = re.compile(r"(?<![\w:/.@%+-])[\w.-]+@[\w.-]+:[\w./~-]+(?:\.git)?\b")
+_EMAIL = re.compile(r"(?i)(?<![\w.+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}"
+                    r"(?![\w-])")
+# The body of a private key pasted without its BEGIN line.
+_KEY_BODY = re.compile(r"(?m)^(?:MII[A-Za-z0-9+/]{20,}|(?:[A-Za-z0-9+/]{64}\n){2})")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_~-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![A-Za-z0-9+/_~-])")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
 _HEX_PART = re.compile(r"[0-9a-fA-F]{32,}")
 _KEY_WORD = re.compile(r"(?i)(?:key|secret|token|passw|credential|api|hmac|signing|auth|dsn)")
 _HASH_WORD = re.compile(r"(?i)\b(?:sha\w*|commit|digest|hash|checksum|rev|revision|"
                         r"fingerprint|etag|object|blob|md5)\b")
-# The cheap look: which libraries could find anything at all in this text.
+# The cheap look: could detect-secrets find anything at all in this text.
 _MAYBE_SECRET = re.compile(r"(?i)[A-Za-z0-9+/_~=.-]{16,}|pass|pwd|\bpw\b|secret|key|token|auth"
                            r"|bearer|sig=|@")
 _MAYBE_NUMBER = re.compile(r"\d(?:[\w ()./-]{0,3}\d){6}")
-
-
-def _is_placeholder(value: str) -> bool:
-    bare = value.strip("\"'`,;.)(")
-    return (not bare or bool(_PLACEHOLDER.match(bare)) or bare.lower() in _NOT_A_VALUE
-            or bool(_ENV_READ.match(value.strip("\"'`"))) or (bare.isdigit() and len(bare) < 8))
+_URL_USER = re.compile(r"://([^\s/:@]*):$")
 
 
 def _is_sentence(rest: str) -> bool:
@@ -95,19 +63,95 @@ def _is_sentence(rest: str) -> bool:
     return len(words) >= 2 and words[0].isalpha() and words[0].islower()
 
 
-def _named_value(text: str, start: int, end: int) -> bool:
+def _named_value(text: str, start: int, end: int, strict: bool = False) -> bool:
     value = text[start:end]
+    if strict:
+        return shapes.looks_like_password(value)
     rest = text[start:].split("\n", 1)[0]
-    return not (_is_placeholder(value) or _is_sentence(rest))
+    return not (shapes.is_not_a_value(value) or _is_sentence(rest))
 
 
-def _own_rules(text: str) -> list[Finding]:
+def _url_password(text: str, start: int, end: int) -> bool:
+    """A password in a URL that is neither a placeholder nor the user name again
+    (`postgres:postgres@localhost`, the default of a local database)."""
+    user = _URL_USER.search(text[max(0, start - 80):start])
+    return (_named_value(text, start, end)
+            and not (user and user.group(1) == text[start:end]))
+
+
+def _own_rules(text: str, depth: int) -> list[Finding]:
+    found = [Finding("an e-mail address", m.start()) for m in _EMAIL.finditer(text)]
+    if shapes.MAYBE_PROVIDER.search(text):
+        found += _providers(text)
+        found += [Finding("a private key", m.start()) for m in _KEY_BODY.finditer(text)]
+        if depth == 0:
+            found += _encoded(text)
+    found += _passwords(text)
+    return found
+
+
+def _providers(text: str) -> list[Finding]:
+    return [Finding(kind, m.start()) for kind, rule in shapes.PROVIDER_RULES
+            for m in rule.finditer(text)
+            if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))
+            and not shapes.is_doc_example(m.group())]
+
+
+def _passwords(text: str) -> list[Finding]:
     found = []
-    for kind, rule, group in _RULES:
-        for match in rule.finditer(text):
-            if group and not _named_value(text, match.start(group), match.end(group)):
-                continue
-            found.append(Finding(kind, match.start(group)))
+    lowered = text.lower()
+    values = shapes.joined_values(text) if "\n" in text else text
+    for kind, needles, rule, group, strict in shapes.PASSWORD_RULES:
+        if not any(needle in lowered for needle in needles):
+            continue
+        for match in rule.finditer(values):
+            start, end = match.span(group)
+            if kind == "a password in a URL":
+                keep = _url_password(values, start, end)
+            else:
+                keep = _named_value(values, start, end, strict)
+            if keep:
+                found.append(Finding(kind, start))
+    return found
+
+
+def _encoded(text: str) -> list[Finding]:
+    """Base64 of a secret: a `user:password` pair (basic auth, docker and npm configs) or a
+    text holding any secret the screen finds."""
+    found = []
+    for match in _BASE64.finditer(text):
+        plain = shapes.decoded(match.group())
+        if plain is None:
+            continue
+        if shapes.basic_auth_pair(plain):
+            found.append(Finding("base64 of a user and password", match.start()))
+            continue
+        inner = _scan(plain, depth=1)
+        if inner:
+            found.append(Finding(f"base64 of {inner[0].kind}", match.start()))
+    return found
+
+
+def _word(text: str, start: int) -> str:
+    return text[start:].split(None, 1)[0] if text[start:].strip() else ""
+
+
+def _vendor_tokens(text: str) -> list[Finding]:
+    """detect-secrets' provider formats and the own ones, also over hard-wrapped lines."""
+    from loa_mem.core import detectors
+
+    found = []
+    for kind, start, end in detectors.vendor_tokens(text):
+        if kind == "a password in a URL":
+            if _url_password(text, start, end):
+                found.append(Finding(kind, start))
+        elif not shapes.is_doc_example(_word(text, start)):
+            found.append(Finding(kind, start))
+    for token, places in shapes.wrapped_tokens(text) if "\n" in text else ():
+        spans = [(f.kind, f.start) for f in _providers(token)]
+        spans += [(kind, start) for kind, start, _ in detectors.vendor_tokens(token)]
+        found += [Finding(kind, places[start]) for kind, start in spans
+                  if not shapes.is_doc_example(_word(token, start))]
     return found
 
 
@@ -119,7 +163,7 @@ def _keyword_values(text: str) -> list[Finding]:
     for line in text.split("\n"):
         for start, value in detectors.keyword_values(line):
             first = value.split()[0] if value.split() else value
-            if not (_is_placeholder(first) or _is_sentence(value)):
+            if not (shapes.is_not_a_value(first) or _is_sentence(value)):
                 found.append(Finding(_SECRET, offset + start))
         offset += len(line) + 1
     return found
@@ -131,7 +175,11 @@ def _random_tokens(text: str) -> list[Finding]:
     from loa_mem.core import detectors
 
     found = []
+    ids: list[tuple[int, int]] | None = None
     for match in _TOKEN.finditer(text):
+        ids = shapes.id_spans(text) if ids is None else ids
+        if any(a <= match.start() < b for a, b in ids):
+            continue
         token, before = match.group(), text[max(0, match.start() - 60):match.start()]
         hex_part = max(_HEX_PART.findall(token), key=len, default="")
         if hex_part and len(hex_part) >= len(token.replace("-", "")) - 8:
@@ -139,7 +187,7 @@ def _random_tokens(text: str) -> list[Finding]:
             if _KEY_WORD.search(context) and not _HASH_WORD.search(before[-30:]):
                 found.append(Finding("a hex key", match.start()))
             continue
-        if detectors.looks_generated_not_secret(token, text):
+        if detectors.looks_generated_not_secret(token, text) or shapes.is_doc_example(token):
             continue
         mixed = any(c.isdigit() for c in token) or (len(token) >= 30 and not token.isupper()
                                                     and not token.islower())
@@ -149,27 +197,26 @@ def _random_tokens(text: str) -> list[Finding]:
     return found
 
 
-def _spans_exempt(text: str) -> list[tuple[int, int]]:
-    return [m.span() for rx in (_MEMORY_ID, _SSH_REMOTE) for m in rx.finditer(text)]
-
-
 def scan(text: str) -> list[Finding]:
     """Every secret and every piece of personal data in `text`, by kind and position."""
-    from loa_mem.core import detectors
+    return _scan(text, depth=0)
 
-    findings: list[Finding] = []
+
+def _scan(text: str, depth: int) -> list[Finding]:
+    findings = _own_rules(text, depth)
     if _MAYBE_SECRET.search(text):
-        findings += _own_rules(text)
-        findings += [Finding(kind, start) for kind, start, end in detectors.vendor_tokens(text)]
+        findings += _vendor_tokens(text)
         findings += _keyword_values(text)
         findings += _random_tokens(text)
     if _MAYBE_NUMBER.search(text):
+        from loa_mem.core import detectors
+
         for kind, start, _ in (detectors.phone_numbers(text) + detectors.national_ids(text)
                                + detectors.card_numbers(text)):
             findings.append(Finding(kind, start))
     if not findings:
         return []
-    exempt = _spans_exempt(text)
+    exempt = shapes.harmless_spans(text)
     kept = {f for f in findings if not any(a <= f.start < b for a, b in exempt)}
     return sorted(_most_specific(text, kept), key=lambda f: (f.start, f.kind))
 

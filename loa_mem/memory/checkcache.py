@@ -39,7 +39,7 @@ NO_ID = "an entry must be a mapping with an id"
 # the code an entry's own problems, and what is kept of them, come from: a change to any of them
 # empties the cache
 _CODE = ("memory/check.py", "memory/rules.py", "memory/validate.py", "memory/checkcache.py",
-         "core/sensitive.py", "core/detectors.py", "core/schemacheck.py",
+         "core/sensitive.py", "core/secretshapes.py", "core/detectors.py", "core/schemacheck.py",
          "core/schemas/memory.schema.json")
 _CHUNK = 1 << 20
 

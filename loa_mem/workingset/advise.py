@@ -19,6 +19,7 @@ One call is one turn. The rules, applied in this order to each path:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,9 @@ def _resolve(store: Any, request: AdviseRequest) -> AdviseRequest:
            + [("--postmortem", h.postmortem) for h in request.cold])
     def located(hint: Hint) -> Hint:
         if hint.action is not None and hint.action not in ws_rules.ACTIONS:
-            raise Refused(f"unknown action {hint.action!r} for {hint.path}",
+            plain = re.fullmatch(r"[a-z][a-z_-]{0,39}", hint.action)  # a word, never a secret
+            named = f" {hint.action!r}" if plain else ""
+            raise Refused(f"unknown --action{named} for {hint.path}",
                           f"use one of: {', '.join(ws_rules.ACTIONS)}")
         return Hint(ws.existing_file(store, hint.path), hint.why, hint.action,
                     _postmortem(hint))

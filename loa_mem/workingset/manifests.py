@@ -100,7 +100,11 @@ def existing_file(store: Any, given: str) -> str:
     if full.is_dir():
         raise Refused(f"{rel} is a directory", "name the files in it one by one")
     if not full.is_file():
-        raise Refused(f"no file {rel} in the working tree",
+        from loa_mem.core.sensitive import first_finding
+
+        kinds = first_finding(rel)  # a secret pasted as a path is not repeated
+        raise Refused(f"no such file in the working tree (the path looks like it contains {kinds})"
+                      if kinds else f"no file {rel} in the working tree",
                       "check the path (hints and summaries are about files that exist)")
     return rel
 

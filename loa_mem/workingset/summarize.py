@@ -64,6 +64,7 @@ def default_name(sources: list[str]) -> str:
 
 
 def summary_rel(s: ws.Settings, name: str) -> str:
+    sensitive.refuse_sensitive(name, "the summary name (--name)")
     name = name[:-3] if name.endswith(".md") else name
     if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name):
         raise Refused("the summary name (--name) is not a plain file name",
