@@ -117,6 +117,7 @@ def look_alikes(seed: int = 22) -> list[str]:
         "Signed with key id 0x" + d.chars(HEX, 16).upper() + ".",
         "npm publish needs a granular token with 2FA bypass; ask the owner.",
         "The JWT header eyJhbGciOiJIUzI1NiJ9 decodes to {\"alg\":\"HS256\"}.",
+        "The form takes password: X or PASSWORD=X, where X is at least 12 characters.",
         "Use `git rev-parse HEAD` to get the sha; ours is " + d.chars(HEX, 40) + ".",
         "The flaky test is tests/test_recall.py::test_ranking_prefers_recent_entries_over_old.",
         "Set LOA_MEM_NOW=2026-11-26T10:00:00Z in tests for a fixed clock.",

@@ -160,10 +160,11 @@ def is_doc_example(value: str) -> bool:
 
 
 def is_not_a_value(value: str) -> bool:
-    """A placeholder, a type name, a variable, a path or a version: not a secret itself."""
+    """A placeholder, a type name, a variable, a path, a version or a value too short to
+    guard anything (`password: X` in a description): not a secret itself."""
     raw = value.strip("\"'`")
     bare = value.strip("\"'`,;.)(:")
-    return (not bare or bool(_PLACEHOLDER.match(bare)) or bare.lower() in _NOT_A_VALUE
+    return (len(bare) < 4 or bool(_PLACEHOLDER.match(bare)) or bare.lower() in _NOT_A_VALUE
             or bool(_ENV_READ.match(raw)) or (bare.isdigit() and len(bare) < 8)
             or bool(_CODE_NAME.match(bare) or _PATH.match(bare) or _VERSION.match(bare))
             or is_doc_example(bare))
