@@ -120,6 +120,47 @@ def test_a_merge_keeps_the_line_endings_a_file_was_committed_with(cli: Cli, stor
     support.answers_as_rebuilt(cli, store, "deploys")
 
 
+def _agent_session(cli: Cli, session: str, words: str) -> None:
+    cli.ok("session", "start", "--agent", "architect", "--session", session)
+    cli.ok("agent", "remember", "architect", words, "-T", "preference", "--session", session)
+    cli.ok("session", "end", "--session", session)
+
+
+@pytest.mark.parametrize("how", ["committed with CRLF", "autocrlf"])
+def test_a_merged_agent_sidecar_and_state_index_keep_crlf(cli: Cli, store: Path,
+                                                          how: str) -> None:
+    """Both branches ran a session with the same agent: its sidecar and the state index merge
+    with the line endings the checkout has, so `git status` stays clean."""
+    _agent_session(cli, "S-base", "reads the ADRs first")
+    paths = [store / "grimoires/loa/agents/architect.yaml", store / "grimoires/loa/MDAN-STATE.json"]
+    if how == "autocrlf":
+        git(store, "config", "core.autocrlf", "true")
+        for path in paths:
+            path.unlink()
+        git(store, "checkout", "--", ".")
+    else:  # saved on Windows, committed with CRLF
+        for path in paths:
+            path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+        git(store, "commit", "-qam", "CRLF, as saved on Windows")
+    assert all(_crlf_only(path.read_bytes()) for path in paths)
+    git(store, "branch", "side")
+    _agent_session(cli, "S-main", "prefers small modules")
+    git(store, "checkout", "-q", "side")
+    _agent_session(cli, "S-side", "chose the queue")
+    git(store, "checkout", "-q", "main")
+    git(store, "merge", "-q", "--no-edit", "side")
+    for path in paths:
+        assert _crlf_only(path.read_bytes()), path
+    assert support.porcelain(store) == ""
+    memories = (store / "grimoires/loa/agents/architect.yaml").read_text(encoding="utf-8")
+    assert "prefers small modules" in memories and "chose the queue" in memories
+    assert cli("validate").code == 0
+
+
+def _crlf_only(data: bytes) -> bool:
+    return data.count(b"\n") > 0 and data.count(b"\n") == data.count(b"\r\n")
+
+
 def test_a_repaired_conflict_keeps_crlf_line_endings(cli: Cli, store: Path) -> None:
     shared = support.remember(cli, "The queue is RabbitMQ.")
     facts = store / FACTS

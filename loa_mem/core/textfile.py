@@ -72,3 +72,15 @@ def read_stdin(what: str = "stdin") -> str:
                       "was written") from None
     # as text-mode stdin reads it: any line ending becomes "\n"
     return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def own_ending(path: Path, text: str) -> str:
+    """`text` with the line ending `path` has on disk (CRLF when its first line ends so): a
+    file loa-mem merges, repairs or rewrites whole keeps the line endings it was committed or
+    checked out with."""
+    try:
+        with path.open("rb") as handle:
+            first = handle.readline()
+    except OSError:
+        return text
+    return text.replace("\r\n", "\n").replace("\n", "\r\n") if first.endswith(b"\r\n") else text

@@ -16,6 +16,7 @@ from typing import Any
 from loa_mem.core import git
 from loa_mem.core.errors import LoaMemError, NotARepo, NothingToDo
 from loa_mem.core.filewrite import atomic_write
+from loa_mem.core.textfile import own_ending
 from loa_mem.memory.merge import Plan, merge_texts
 from loa_mem.memory.merge_plan import (
     Decision,
@@ -28,7 +29,7 @@ from loa_mem.memory.merge_plan import (
     union_events,
     whole_store,
 )
-from loa_mem.memory.repair import Fix, RepairReport, own_ending
+from loa_mem.memory.repair import Fix, RepairReport
 from loa_mem.memory.store import Store
 
 DRIVER_NAME = "loa-mem"
@@ -115,12 +116,12 @@ def run_driver(base: Path, ours: Path, theirs: Path, path: str | None = None,
     if path.endswith(".json") and path not in lay.paths:
         merged_json = _merge_json_files(texts)
         if merged_json is not None:
-            ours.write_text(merged_json, encoding="utf-8")
+            ours.write_text(own_ending(ours, merged_json), encoding="utf-8", newline="")
             return FileMerge(path, "json")
     if _is_sidecar(top, path):
         merged_sidecar = _merge_sidecar_files(texts, path)
         if merged_sidecar is not None:
-            ours.write_text(merged_sidecar, encoding="utf-8")
+            ours.write_text(own_ending(ours, merged_sidecar), encoding="utf-8", newline="")
             return FileMerge(path, "sidecar")
     if path not in lay.paths and path not in lay.logs:
         label = theirs_commit()

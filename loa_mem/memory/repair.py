@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loa_mem.core import git, githistory, yamlio
+from loa_mem.core import git, githistory, textfile, yamlio
 from loa_mem.core.errors import LoaMemError
 from loa_mem.memory import rules as model
 from loa_mem.memory.index import Row
@@ -136,7 +136,8 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
         if texts is None:
             continue
         if path in logs:
-            atomic_write(top / path, own_ending(top / path, union_events(*texts, Plan())))
+            atomic_write(top / path,
+                         textfile.own_ending(top / path, union_events(*texts, Plan())))
             report.fixes.append(Fix(path, "merged the events log as a union of both sides"))
         else:
             try:
@@ -144,7 +145,7 @@ def repair_conflicted(store: Store, report: RepairReport) -> None:
             except LoaMemError as error:
                 report.left.append(Fix(path, f"could not merge by id: {error.one_line()}"))
                 continue
-            atomic_write(top / path, own_ending(top / path, text))
+            atomic_write(top / path, textfile.own_ending(top / path, text))
             report.fixes.append(Fix(path, "merged both sides by entry id"))
             report.fixes.extend(Fix(path, f"{old} was created on both sides for different "
                                           f"entries: the other side's copy is now {new}")
@@ -174,17 +175,6 @@ def _three(stages: dict[int, str] | None, current: str | None
         kept = stages.get(2) or stages.get(3) or ""
         return kept, kept, kept
     return split_markers(current) if current else None
-
-
-def own_ending(path: Path, text: str) -> str:
-    """`text` with the line ending `path` has on disk (CRLF when its first line ends so): a
-    repaired file keeps the line endings it was committed or checked out with."""
-    try:
-        with path.open("rb") as handle:
-            first = handle.readline()
-    except OSError:
-        return text
-    return text.replace("\r\n", "\n").replace("\n", "\r\n") if first.endswith(b"\r\n") else text
 
 
 def _read(path: Path) -> str | None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from loa_mem.core import events as events_mod
-from loa_mem.core import filewrite, git, gitstate, gitwrite, notices
+from loa_mem.core import filewrite, git, gitstate, gitwrite, notices, textfile
 from loa_mem.core.errors import Refused
 from loa_mem.memory.files import GrimoireFile, signature_of
 from loa_mem.memory.index import Row
@@ -87,8 +87,9 @@ class Transaction:
 
     def put(self, rel_path: str, text: str | bytes) -> None:
         """Write a non-grimoire file (a manifest, a sidecar) atomically with the rest of this
-        transaction, and include it in the commit."""
-        self.files[rel_path] = text
+        transaction, and include it in the commit. Text takes the line ending the file has."""
+        self.files[rel_path] = textfile.own_ending(self.store.top / rel_path, text) if (
+            isinstance(text, str)) else text
 
     def delete(self, rel_path: str) -> None:
         """Remove a non-grimoire file with this transaction (git history keeps it)."""
