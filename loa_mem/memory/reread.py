@@ -20,8 +20,8 @@ signature, which retires the record: the next catch-up cuts the whole file again
 
 Anything this cutting cannot read with certainty (a flow-style list, line breaks other than
 "\n", content before the first item, a piece that does not parse as one item, most of the file
-changed) answers None, and the caller parses the whole file as before: its errors are reported
-the same way as ever.
+changed, an entry deleted or rewritten in a file that may hold an alias) answers None, and the
+caller parses the whole file as before: its errors are reported the same way as ever.
 """
 
 from __future__ import annotations
@@ -263,11 +263,21 @@ def _plan(data: bytes, indent: int, path: str, found: list[Cut],
             moves.append((piece[0] + 1, piece[0] + 1 + last - first, rowid))
     if len(changed) > max(20, _MOST * total):
         return None
+    deleted = [rowid for left in by_hash.values() for rowid, _, _ in left]
+    if deleted and _may_alias(data):
+        return None
     read = _read([Piece(line, data[start:end].decode("utf-8"), text_hash)
                   for line, start, end, text_hash in changed], indent, path)
     if read is None:
         return None
-    return read, moves, [rowid for left in by_hash.values() for rowid, _, _ in left]
+    return read, moves, deleted
+
+
+def _may_alias(data: bytes) -> bool:
+    """Whether the file may hold an alias: then an entry deleted or rewritten may have held the
+    anchor an unchanged entry's alias reads, and the file is read whole (the alias may no
+    longer read, or read another value). A file without a `*` is told by one pass of bytes."""
+    return b"*" in data and yamlfast.may_anchor(data.decode("utf-8", "replace"), "*")
 
 
 def _apply(index: Index, path: str, in_archive: bool, plan: Plan) -> None:
