@@ -140,7 +140,8 @@ def test_hand_written_files_read_as_the_parser_reads_them(rand: Any, copies: int
     same("\n".join(lines) + end)
 
 
-@pytest.mark.parametrize("control", ["\x00", "\x08", "\x1b", "\x7f"])
+@pytest.mark.parametrize("control", ["\x00", "\x01", "\x07", "\x08", "\x0e", "\x1b", "\x1f",
+                                     "\x7f", "\x80", "\x86", "\x9b", "\x9f", "\ufffe"])
 def test_a_control_character_yaml_refuses_is_the_parsers_error(control: str) -> None:
     """Terminal output pasted into an entry brings escape characters, which YAML refuses: the
     file is the parser's error on every path, not text the fast reader reads."""
@@ -151,6 +152,40 @@ def test_a_control_character_yaml_refuses_is_the_parsers_error(control: str) -> 
     from loa_mem.core import spanhash
 
     assert spanhash.cut(text.encode("utf-8")) is None  # an edit's catch-up reads it whole
+
+
+@pytest.mark.parametrize("control", ["\x86", "\x9b", "\x01"])
+def test_a_control_character_pasted_outside_loa_mem_is_one_error_on_every_path(
+        cli: Cli, store: Path, control: str) -> None:
+    """A C1 control character (U+0086 from text that went through Latin-1 twice, CSI from a
+    terminal) written into a grimoire by an editor or a pull: recall, context and validate,
+    whether the index catches up with the edit or is built from scratch, all give the
+    parser's one line naming the file and the line: recall exits 1 with it, validate reports
+    it and exits 1, the session-start block shows it under what could not be read."""
+    ids = [cli.ok("remember", f"Fact {n} about queues", "-c", "fact", "--json").json()["id"]
+           for n in range(3)]
+    cli.ok("recall", "queues")  # the index is warm before the edit
+    path = grimoire(store, "fact")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("content: Fact 1 about", f"content: Fact 1 {control}about"),
+                    encoding="utf-8")
+    line = text[:text.index("content: Fact 1 about")].count("\n") + 1
+    answers = []
+    for command in (["recall", "queues"], ["context"], ["validate"], ["recall", "queues"]):
+        if answers:
+            for cached in (store / ".git" / "loa-mem").glob("*.sqlite3*"):
+                cached.unlink()
+        done = run_loa_mem(store, *command)
+        if command[0] in ("context", "validate"):  # a report, on stdout
+            assert done.returncode == (command[0] == "validate")
+            assert f"{MEMORY}/facts.yaml:{line}:" in done.stdout, done.stdout
+            answers.append(done.stdout)
+            continue
+        assert done.returncode == 1, (command, done.stdout)
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        assert f"{MEMORY}/facts.yaml:{line}:" in done.stderr, (command, done.stderr)
+        answers.append(done.stderr)
+    assert ids[1] not in "".join(answers)
 
 
 # -- appending entries ---------------------------------------------------------------------
@@ -233,6 +268,34 @@ def test_an_anchor_edited_outside_loa_mem_changes_the_entries_that_alias_it(
                     encoding="utf-8")
     assert _contents(cli, "kafka") == {ids[0]: "Fact 0 about kafka",
                                        ids[2]: "Fact 0 about kafka"}
+
+
+@pytest.mark.parametrize("edit", ["the anchor taken out", "the entry with the anchor deleted"])
+def test_an_anchor_deleted_outside_loa_mem_is_missed_as_in_a_cold_build(
+        cli: Cli, store: Path, edit: str) -> None:
+    """An alias whose anchor an outside edit deleted no longer reads: the refresh answers as
+    a build from scratch does (the parser's one-line error), not with the old value."""
+    ids = [cli.ok("remember", f"Fact {n} about queues", "-c", "fact", "--json").json()["id"]
+           for n in range(3)]
+    path = grimoire(store, "fact")
+    text = path.read_text(encoding="utf-8").replace(
+        "content: Fact 0 about queues", "content: &shared Fact 0 about queues").replace(
+        "content: Fact 1 about queues", "content: *shared")
+    path.write_text(text, encoding="utf-8")  # the alias is not the file's last entry
+    assert _contents(cli, "queues")[ids[1]] == "Fact 0 about queues"
+    if edit == "the anchor taken out":
+        text = text.replace("&shared Fact 0", "Fact 0")
+    else:
+        start = text.index(f"- id: {ids[0]}")
+        text = text[:start] + text[text.index(f"- id: {ids[1]}"):]
+    path.write_text(text, encoding="utf-8")
+    refreshed = run_loa_mem(store, "recall", "queues")
+    for cached in (store / ".git" / "loa-mem").glob("index.sqlite3*"):
+        cached.unlink()
+    cold = run_loa_mem(store, "recall", "queues")
+    assert cold.returncode == 1 and "undefined alias" in cold.stderr
+    assert (refreshed.returncode, refreshed.stdout, refreshed.stderr) == (
+        cold.returncode, cold.stdout, cold.stderr)
 
 
 def _large_file(count: int = 3000) -> list[str]:

@@ -19,7 +19,7 @@ try:  # hashlib's own BLAKE2b, without hashlib: importing it loads OpenSSL (~3 m
 except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
-__all__ = ["blake2b", "cut", "digest", "of_lines"]
+__all__ = ["blake2b", "cut", "digest", "of_lines", "unusual"]
 
 
 def digest(text: str) -> int:
@@ -32,11 +32,30 @@ def of_lines(lines: list[str], first: int, last: int) -> int:
     return digest("\n".join(lines[first:last + 1]))
 
 
-# line breaks YAML counts besides "\n" (and tabs), as in `yamlfast.cut`: such a file is not cut
-# (and the control characters `yamlfast` leaves to the parser with them)
-_ASCII_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e", b"\t", b"\x00", b"\x08",
-                 b"\x1b", b"\x7f")
-_OTHER_BREAKS = (*_ASCII_BREAKS, "\x85".encode(), "\u2028".encode(), "\u2029".encode())
+# what a file may hold and still be cut: printable ASCII and "\n" (in a non-ASCII text, any byte
+# of a longer character too, whose odd ones `unusual` looks for)
+_PLAIN_ASCII = bytes(range(0x20, 0x7f)) + b"\n"
+_PLAIN = _PLAIN_ASCII + bytes(range(0x80, 0x100))
+# U+2028, U+2029 (line breaks to YAML), U+FFFE, U+FFFF (refused) in UTF-8
+_ODD_LONG = (b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xef\xbf\xbe", b"\xef\xbf\xbf")
+
+
+def unusual(data: bytes, ascii: bool) -> bool:
+    """Whether the UTF-8 text `data` (`ascii`: it is ASCII) holds a character the fast readers
+    leave to the full parser, which refuses it or reads it another way: a control character
+    other than "\n" (a tab, a CR, NUL, ESC, DEL, a C1 control such as U+0086), a line break
+    YAML counts besides "\n" (U+0085, U+2028, U+2029) or U+FFFE/U+FFFF. One pass over the
+    bytes; a non-ASCII text then a search for each of those longer characters."""
+    if data.translate(None, _PLAIN_ASCII if ascii else _PLAIN):
+        return True
+    if ascii:
+        return False
+    if b"\xc2" in data:  # U+0080..U+009F: C1 controls, and NEL
+        import re  # not at the top: the session-start hook imports this module, but not re
+
+        if re.search(rb"\xc2[\x80-\x9f]", data):
+            return True
+    return any(other in data for other in _ODD_LONG)
 # a line that may not be content: blank, a comment, whitespace to `str.strip` (a non-ASCII or
 # control character after the indentation), or the end of the file; the item holding one is
 # hashed from its decoded text
@@ -62,7 +81,7 @@ def cut(data: bytes, indent: int = 0) -> list[tuple[int, int, int, int]] | None:
     text, whose trailing blank and comment lines are not hashed; None where `yamlfast.cut` gives
     None (not a plain block list)."""
     ascii = data.isascii()
-    if any(other in data for other in (_ASCII_BREAKS if ascii else _OTHER_BREAKS)):
+    if unusual(data, ascii):
         return None
     import re  # not at the top: the session-start hook imports this module, but not re
 

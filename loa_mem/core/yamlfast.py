@@ -33,16 +33,13 @@ if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' imp
     # what a caller makes of an item of a known layout from its values (`load_part_rows`)
     Fused = Callable[[Shape, list[Any], str, int], Any]
 
-# a file holding any of these is read by the full parser: line breaks YAML counts besides
-# "\n", tabs, and the control characters YAML refuses that a file most often holds (NUL,
-# backspace, and escape and delete, as pasted terminal output brings them)
-_ASCII_ODD = "\r\x0b\x0c\x1c\x1d\x1e\t\x00\x08\x1b\x7f"
-_OTHER_BREAKS = _ASCII_ODD + "\x85\u2028\u2029"
-
 
 def _odd(text: str) -> bool:
-    """Whether `text` holds one of `_OTHER_BREAKS` (an ASCII text: of `_ASCII_ODD`)."""
-    return any(c in text for c in (_ASCII_ODD if text.isascii() else _OTHER_BREAKS))
+    """Whether `text` holds a character the full parser must read (`spanhash.unusual`: line
+    breaks YAML counts besides "\n", tabs, the control characters YAML refuses, C0 and C1)."""
+    ascii = text.isascii()
+    return spanhash.unusual(text.encode("ascii") if ascii else text.encode(
+        "utf-8", "surrogatepass"), ascii)
 _MARKER = re.compile(r"\n(?:\.\.\.|---)(?=[ \n]|$)")
 
 

@@ -89,6 +89,11 @@ def _problem(path: str, error: yaml.YAMLError, text: str = "") -> InvalidFile:
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     line, column = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
     reason = getattr(error, "problem", None) or str(error).splitlines()[0]
+    refused = getattr(error, "character", None)  # the reader's error gives no mark
+    at = text.find(chr(refused)) if isinstance(refused, int) else -1
+    if at >= 0:
+        line, column = text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+        reason = f"character U+{refused:04X}, which YAML does not allow in a file"
     return InvalidFile(path, line, column, f"YAML does not parse: {reason}")
 
 
