@@ -258,5 +258,55 @@ def secrets(seed: int = 21) -> list[Case]:
         ("jwt-in-json", '{{"access_token": "{}", "token_type": "Bearer"}}',
          "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ" + d.chars(URLSAFE, 80) + "." + d.chars(URLSAFE,
                                                               43)),
+        ("gh-actions-env", "env:\n  NPM_TOKEN: {}", "npm_" + d.chars(ALNUM, 36)),
+        ("compose-env", "environment:\n  - POSTGRES_PASSWORD={}", pw()),
+        ("ini-section", "[smtp]\nhost = mail.x.io\nuser = alerts\npass = {}", pw()),
+        ("properties", "spring.datasource.password={}", pw()),
+        ("xml", "<password>{}</password>", pw()),
+        ("xml-attr", '<add key="ApiKey" value="{}" />', d.chars(ALNUM, 32)),
+        ("php-define", "define('DB_PASSWORD', '{}');", pw()),
+        ("ruby-hash", "config.api_key = '{}'", d.chars(ALNUM, 32)),
+        ("js-object", "{{ apiKey: '{}', authDomain: 'x.firebaseapp.com' }}", "AIza"
+         + d.chars(URLSAFE, 35)),
+        ("rust-const", 'const TOKEN: &str = "{}";', "xoxp-" + d.digits(11) + "-" + d.digits(11)
+         + "-" + d.digits(12) + "-" + d.chars(HEX, 32)),
+        ("shell-history", "$ heroku config:set SECRET_KEY_BASE={}", d.chars(HEX, 128)),
+        ("gcloud", "gcloud auth activate-service-account --key-file=k.json # key id {}",
+         d.chars(HEX, 40)),
+        ("prose-the-token-for", "The token for the staging API is {}", d.chars(ALNUM, 40)),
+        ("prose-key-colon", "OpenAI key: {}", "sk-proj-" + d.chars(URLSAFE, 60)),
+        ("prose-root-login", "root login on the NAS is admin / {}", pw()),
+        ("prose-pin-code", "the alarm pass code is {}", d.chars(DIGITS, 4) + d.chars(UPPER, 2)
+         + "!"),
+        ("prose-remember-pw", "Remember: DB pw = {}", pw()),
+        ("markdown-table", "| service | password |\n|---|---|\n| grafana | {} |", pw()),
+        ("json-nested", '{{"db": {{"user": "app", "password": "{}"}}}}', pw()),
+        ("yaml-quoted-next", "credentials:\n  secret:\n    \"{}\"", d.chars(ALNUM, 30)),
+        ("env-export-multi", "export DB_USER=app DB_PASS={}", pw()),
+        ("aws-key-in-url", "https://s3.amazonaws.com/b/k?AWSAccessKeyId={}&Signature=abc", "AKIA"
+         + d.chars(UPPER + DIGITS, 16)),
+        ("presigned-sig", "https://b.s3.amazonaws.com/k?X-Amz-Credential=x&X-Amz-Signature={}",
+         d.chars(HEX, 64)),
+        ("bearer-lowercase", "authorization: bearer {}", d.chars(URLSAFE, 48)),
+        ("ssh-key-pasted-no-header",
+         "id_ed25519 holds\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ{}", d.chars(B64, 64)),
+        ("slack-token-in-prose", "the bot uses token {} since Monday", "xoxb-" + d.digits(12)
+         + "-" + d.digits(13) + "-" + d.chars(ALNUM, 24)),
+        ("stripe-pk-and-sk", "pk_live_" + d.chars(ALNUM, 24) + " and {}", "sk_live_"
+         + d.chars(ALNUM, 24)),
+        ("hex-api-key-named", "the Algolia admin key {}", d.chars(HEX, 32)),
+        ("uuid-api-key-named", "Heroku API key {}", _uuid(d)),
+        ("password-with-space-after-colon", "Password : {}", pw()),
+        ("table-token", "| env | token |\n| --- | --- |\n| prod | {} |", d.chars(ALNUM, 40)),
+        ("xml-connstr",
+         '<connectionStrings><add name="db" connectionString="Server=db;User Id=sa;Password={};" />'
+         '</connectionStrings>', pw()),
+        ("laravel-env", "'password' => env('DB_PASSWORD', '{}'),", pw()),
+        ("token-uuid", "token: {}", _uuid(d)),
+        ("gitlab-ci-var", "variables:\n  DEPLOY_TOKEN: \"{}\"", "gldt-" + d.chars(URLSAFE, 20)),
+        ("python-kwargs", "psycopg2.connect(host='db', user='app', password='{}')", pw()),
+        ("java-props-colon", "db.password: {}", pw()),
+        ("prose-passphrase-of", "the passphrase of the backup key is {}", "correct-"
+         + d.chars(LOWER, 5) + "-" + d.digits(3)),
     ]
     return [(name, template.format(secret), secret) for name, template, secret in table]

@@ -23,7 +23,8 @@ import re
 
 __all__ = ["MAYBE_PROVIDER", "PASSWORD_RULES", "PROVIDER_RULES", "basic_auth_pair", "decoded",
            "harmless_spans", "id_spans", "is_doc_example", "is_not_a_value", "joined_values",
-           "looks_like_password", "wrapped_tokens"]
+           "looks_like_password", "table_values",
+           "wrapped_tokens"]
 
 _SECRET = "a password or secret"
 # Provider formats: (kind, expression). The whole match is the token, and it starts a word (the
@@ -105,7 +106,7 @@ PASSWORD_RULES: tuple[tuple[str, tuple[str, ...], re.Pattern[str], int, bool], .
                              r"(?:to|into|as)\s+[\"'`]?(\S+)", 1, True),
         (_SECRET, ("login",), r"(?i)\blogin\s+\S+\s+password\s+(\S+)", 1, False),
         (_SECRET, ("login", "logon", "cred", "account"),
-         rf"(?i)\b(?:login|logon|creds?|credentials|account)\b\s*(?:is|are|[:=])?\s*"
+         rf"(?i)\b(?:login|logon|creds?|credentials|account)\b{_FOR}\s*(?:is|are|[:=])?\s*"
          rf"{_USER}\s*[/:]\s*(\S{{4,}})", 1, True),
         (_SECRET, ("log", "sign"), rf"(?i)\b(?:log|sign)\s?(?:in|on)\s+(?:with|as|using)\s+"
                                   rf"{_USER}\s*[:/]\s*(\S{{4,}})", 1, True),
@@ -119,6 +120,14 @@ PASSWORD_RULES: tuple[tuple[str, tuple[str, ...], re.Pattern[str], int, bool], .
         (_SECRET, ("pass", "pwd", "secret", "token", "key", "credential", "_auth"),
          rf"(?i){_SECRET_NAME}[\"']?\s*(?:\{{\s*(?:default|value)\s*)?(?::=|=|:)\s*[\"'`]?"
          r"([^\s\"'`,;}\]]+)", 1, True),
+        (_SECRET, ("pass", "pwd", "secret", "token", "key", "credential"),  # <password>x</password>
+         rf"(?i)<([\w:.-]*{_SECRET_NAME})>\s*([^<\s]+)\s*</\1>", 2, True),
+        (_SECRET, ("pass", "pwd", "secret", "token", "key", "credential"),  # define('DB_PASS', 'x')
+         rf"(?i)[\"'][\w.-]*{_SECRET_NAME}[\"']\s*,\s*[\"']([^\"'\s]{{4,}})[\"']", 1, True),
+        (_SECRET, ("key", "token", "secret", "password"),  # a UUID named as a key
+         r"(?i)\b(?:api[ _-]?key|token|secret|password|access[ _-]?key|auth[ _-]?key)"
+         r"(?:\s+(?:is|was))?\s*[:=]?\s*[\"']?([0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12})\b", 1,
+         False),
         (_SECRET, ("cookie",), r"(?i)\b(?:set-)?cookie:[^\n]*?\b[\w.-]*sess[\w.-]*=([^;\s]{16,})",
          1, True),
         (_SECRET, (":",), r"(?m)^[\w.*-]+:(?:\d+|\*):[\w*-]+:[\w*-]+:(\S+)$", 1, True),  # .pgpass
@@ -220,6 +229,33 @@ def id_spans(text: str) -> list[tuple[int, int]]:
         if url.group(2) and "@" not in url.group(1) and "hook" not in url.group().lower():
             spans.append((url.start(), url.end(2)))
     return spans
+
+
+_CELL = re.compile(r"\|([^|\n]*)")
+_SECRET_COLUMN = re.compile(rf"(?i){_SECRET_NAME}s?|pw|api key|access key|pin")
+
+
+def table_values(text: str) -> list[tuple[int, str]]:
+    """The cells of a Markdown table's column whose header names a secret (`| host | password |`):
+    (where the cell's text starts, the text)."""
+    found: list[tuple[int, str]] = []
+    columns: list[int] | None = None
+    offset = 0
+    for line in text.split("\n"):
+        if not line.lstrip().startswith("|"):
+            columns = None
+        elif columns is None:
+            columns = [n for n, cell in enumerate(_CELL.finditer(line))
+                       if _SECRET_COLUMN.fullmatch(cell.group(1).strip())]
+        elif columns and not set(line.strip()) <= set("|-: "):
+            cells = list(_CELL.finditer(line))
+            for n in columns:
+                if n < len(cells) and cells[n].group(1).strip():
+                    value = cells[n].group(1)
+                    start = offset + cells[n].start(1) + len(value) - len(value.lstrip())
+                    found.append((start, value.strip()))
+        offset += len(line) + 1
+    return found
 
 
 _CONTINUED = re.compile(r"(?m)([:=][ \t]*)([|>][+-]?[ \t]*)?\n[ \t]*(?=\S)")

@@ -41,8 +41,9 @@ class Finding:
 _SECRET = "a password or secret"
 _EMAIL = re.compile(r"(?i)(?<![\w.+-])[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}"
                     r"(?![\w-])")
-# The body of a private key pasted without its BEGIN line.
-_KEY_BODY = re.compile(r"(?m)^(?:MII[A-Za-z0-9+/]{20,}|(?:[A-Za-z0-9+/]{64}\n){2})")
+# The body of a private key pasted without its BEGIN line (PEM, OpenSSH, PuTTY).
+_KEY_BODY = re.compile(r"(?m)^(?:MII[A-Za-z0-9+/]{20,}|(?:[A-Za-z0-9+/]{64}\n){2})"
+                       r"|b3BlbnNzaC1rZXktdjE[A-Za-z0-9+/]{20,}|\bPrivate-Lines:\s*\d")
 _TOKEN = re.compile(r"(?<![A-Za-z0-9+/_~-])[A-Za-z0-9+/_~-]{20,}={0,2}(?![A-Za-z0-9+/_~-])")
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
 _HEX_PART = re.compile(r"[0-9a-fA-F]{32,}")
@@ -98,7 +99,8 @@ def _providers(text: str) -> list[Finding]:
 
 
 def _passwords(text: str) -> list[Finding]:
-    found = []
+    found = [Finding(_SECRET, start) for start, value in shapes.table_values(text)
+             if shapes.looks_like_password(value)] if "|" in text else []
     lowered = text.lower()
     values = shapes.joined_values(text) if "\n" in text else text
     for kind, needles, rule, group, strict in shapes.PASSWORD_RULES:
