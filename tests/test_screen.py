@@ -177,6 +177,15 @@ def test_pref_refuses_a_secret_in_context_and_session(pcli: PrefCli, args: tuple
     assert not pcli.folder().exists() or secret not in _all_text(pcli.folder())
 
 
+def test_pref_refuses_a_secret_as_the_user_id_and_makes_no_folder(pcli: PrefCli) -> None:
+    secret = _token()
+    line = _refused(pcli("pref", "set", "tone", "terse", "--user", secret), secret)
+
+    assert "user id" in line and "GitHub token" in line
+    assert not any(p.name.startswith("ghp_") for p in pcli.home.glob("*"))
+    assert pcli("pref", "set", "tone", "terse", "--user", "bob@example.org").code == 0
+
+
 # -- nothing typed comes back in a message ---------------------------------------------------
 @pytest.mark.parametrize("args", [
     ("remember", "A fact.", "-c", "{}"),

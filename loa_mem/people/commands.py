@@ -18,17 +18,12 @@ from loa_mem.people import start as pending
 from loa_mem.people import writing as people_store
 from loa_mem.people.purge import Drop, Purged
 
-_PERSONAL = ("an e-mail address", "a phone number")  # a person's own store may hold these
-
-
 def _screen(text: str | None, where: str) -> None:
     """Secrets are refused everywhere; a person's own e-mail address or phone number may stay
     in their own store."""
-    from loa_mem.core.sensitive import scan
-
-    kinds = [f.kind for f in scan(text or "") if f.kind not in _PERSONAL]
+    kinds = people.secrets_in(text)
     if kinds:
-        raise Refused(f"{where} looks like it contains {', '.join(dict.fromkeys(kinds))}",
+        raise Refused(f"{where} looks like it contains {kinds}",
                       "a preference never holds a secret; describe it instead")
 
 

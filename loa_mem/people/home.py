@@ -102,6 +102,18 @@ def check_user(user: str) -> str:
     return name
 
 
+PERSONAL = ("an e-mail address", "a phone number")  # a person's own store may hold these
+
+
+def secrets_in(text: str | None) -> str:
+    """The kinds of secret in `text` ("" for none): the screen without the person's own
+    e-mail address or phone number."""
+    from loa_mem.core.sensitive import scan
+
+    found = [f.kind for f in scan(text or "") if f.kind not in PERSONAL]
+    return ", ".join(dict.fromkeys(found))
+
+
 def slug(user: str) -> str:
     """The folder name for a user id: readable, unique by a checksum of the whole id, and never
     a path (`../bob` and `bob` name different folders; `user.json` catches a collision)."""
@@ -127,6 +139,10 @@ def user_dir(user: str, create: bool = False) -> str:
         except FileNotFoundError:
             if not create:
                 return folder
+            kinds = secrets_in(user)
+            if kinds:  # the id would name the folder and sign its commits
+                raise Refused(f"the user id looks like it contains {kinds}",
+                              "pass the person's id (e.g. an e-mail address), never a secret")
             with Private():
                 os.makedirs(top, mode=0o700, exist_ok=True)
                 # a concurrent first write may have made it: it is checked below all the same
