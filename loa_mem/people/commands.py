@@ -18,6 +18,7 @@ from loa_mem.people import start as pending
 from loa_mem.people import writing as people_store
 from loa_mem.people.purge import Drop, Purged
 
+
 def _screen(text: str | None, where: str) -> None:
     """Secrets are refused everywhere; a person's own e-mail address or phone number may stay
     in their own store."""

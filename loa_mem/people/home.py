@@ -142,7 +142,8 @@ def user_dir(user: str, create: bool = False) -> str:
             kinds = secrets_in(user)
             if kinds:  # the id would name the folder and sign its commits
                 raise Refused(f"the user id looks like it contains {kinds}",
-                              "pass the person's id (e.g. an e-mail address), never a secret")
+                              "pass the person's id (e.g. an e-mail address), never a secret"
+                              ) from None
             with Private():
                 os.makedirs(top, mode=0o700, exist_ok=True)
                 # a concurrent first write may have made it: it is checked below all the same
