@@ -17,13 +17,13 @@ session at one time.
 
 For each mode: recall@5 and recall@10 (the share of each question's evidence in the top k,
 averaged), MRR@10 (1/rank of the first evidence), over all queries and over the paraphrases
-alone; lexical and hybrid recall with and without their session neighbours
-(`retrieval.neighbours`: hybrid recall has them by default, lexical recall when it is true).
-Lexical variants show what each default change is worth.
+alone; lexical and hybrid recall with their session neighbours (`retrieval.neighbours`, on
+by default) and without. Lexical variants (without neighbours) show what each default change
+is worth.
 
 Speed: `loa-mem recall QUERY` as a whole process (the venv's own `loa-mem`) on 10,000 entries,
-median of several runs after one warm-up, per mode and for lexical with the session
-neighbours on; and the time to embed 10,000 entries from
+median of several runs after one warm-up, per mode with and without the session
+neighbours; and the time to embed 10,000 entries from
 scratch. The budget of `recall QUERY` is 250 ms at 10,000 entries.
 
 The semantic modes need a model2vec model folder; on a machine without the model hub, make one
@@ -170,15 +170,14 @@ def _stems(text: str) -> set[str]:
 
 
 def quality(root: Path, ids: list[str], queries: list[Query], mode: str,
-            neighbours: bool | None = None) -> dict[str, float]:
+            neighbours: bool = True) -> dict[str, float]:
     from loa_mem.memory.recall import Filters, rank
     from loa_mem.memory.store import Store
 
     os.environ["LOA_MEM_NOW"] = NOW
     store = Store.open(str(root))
     db = store.index.db
-    # None: the default (hybrid recall with its neighbours, lexical without)
-    retrieval = {**store.config.retrieval, "neighbours": False if mode == "union" else neighbours}
+    retrieval = {**store.config.retrieval, "neighbours": neighbours and mode != "union"}
     found: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
     for query, evidence, paraphrase in queries:
         hits: list[str] = []
@@ -204,16 +203,14 @@ def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -
     rows: list[tuple[str, dict[str, float]]] = []
     kept = stopwords.STOP_WORDS
     stopwords.STOP_WORDS = frozenset()
-    rows.append(("lexical, stop words matched", quality(root, ids, queries, "lexical")))
+    rows.append(("lexical, stop words matched, no neighbours",
+                 quality(root, ids, queries, "lexical", neighbours=False)))
     stopwords.STOP_WORDS = kept
     for mode in modes:
-        if mode == "hybrid":
-            rows.append(("hybrid, no session neighbours",
+        if mode != "semantic":
+            rows.append((f"{mode}, no session neighbours",
                          quality(root, ids, queries, mode, neighbours=False)))
         rows.append((mode, quality(root, ids, queries, mode)))
-        if mode == "lexical":
-            rows.append(("lexical + session neighbours",
-                         quality(root, ids, queries, mode, neighbours=True)))
     print(f"{'mode':45} {'r@5':>6} {'r@10':>6} {'MRR':>6} {'para r@10':>10} {'para MRR':>9}")
     for name, found in rows:
         print(f"{name:45} {found['r@5']:6.3f} {found['r@10']:6.3f} {found['mrr']:6.3f} "
@@ -274,13 +271,14 @@ def _lexical(root: Path, ids: list[str], sets: dict[str, list[Query]]) -> None:
 
     kept = scoring.match_expression, scoring.FIELD_WEIGHTS
     names = list(sets)
-    print(f"{'lexical variant (r@10 / MRR)':45} " + " ".join(f"{n[:22]:>22}" for n in names))
+    print(f"{'lexical variant, no neighbours (r@10 / MRR)':45} "
+          + " ".join(f"{n[:22]:>22}" for n in names))
     for name, stop, stem, prefix, weights in VARIANTS:
         if not stem:
             _tokenizer(root, "unicode61")
         scoring.match_expression, scoring.FIELD_WEIGHTS = _match(stop, prefix), weights
         try:
-            found = [quality(root, ids, sets[n], "lexical") for n in names]
+            found = [quality(root, ids, sets[n], "lexical", neighbours=False) for n in names]
         finally:
             scoring.match_expression, scoring.FIELD_WEIGHTS = kept
             if not stem:
@@ -338,7 +336,7 @@ def _neighbours(root: Path, ids: list[str], sets: dict[str, list[Query]], modes:
         for sources, weight in variants:
             neighbours.SOURCES, neighbours.WEIGHT = sources, weight
             try:
-                found = [quality(root, ids, sets[n], mode, neighbours=True) for n in names]
+                found = [quality(root, ids, sets[n], mode) for n in names]
             finally:
                 neighbours.SOURCES, neighbours.WEIGHT = kept
             print(f"{f'{sources} best matches, weight {weight}':45} " + " ".join(
@@ -427,23 +425,20 @@ def main() -> None:
 
 
 def _speed(big: Path, modes: list[str], runs: int) -> None:
-    """`recall QUERY` in each mode, lexical with the session neighbours on and hybrid with
-    them off."""
+    """`recall QUERY` in each mode, and lexical and hybrid without their session
+    neighbours."""
     query = "which relational store did we pick"
     config = big / ".loa.config.yaml"
     kept = config.read_text(encoding="utf-8")
     for mode in modes:
         _row(f"recall QUERY --mode {mode}", _time(
             [LOA_MEM, "recall", query, "--mode", mode], big, runs), 250)
-        other = {"lexical": "true", "hybrid": "false"}.get(mode)
-        if other is None:
+        if mode == "semantic":
             continue
         config.write_text(kept.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: "
-                                       + other), encoding="utf-8")
-        name = "lexical + session neighbours" if mode == "lexical" else \
-            "hybrid, no session neighbours"
-        _row(f"recall QUERY, {name}", _time([LOA_MEM, "recall", query, "--mode", mode], big,
-                                            runs), 250)
+                                       "false"), encoding="utf-8")
+        _row(f"recall QUERY, {mode}, no session neighbours", _time(
+            [LOA_MEM, "recall", query, "--mode", mode], big, runs), 250)
         config.write_text(kept, encoding="utf-8")
 
 

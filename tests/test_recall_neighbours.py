@@ -1,8 +1,9 @@
 """Session neighbours (`retrieval.neighbours`): recall also finds the entries written just
 before and after its best matches in the same session, which share no word with the query;
 the query's own matches keep their places at the top, and --explain says which part came from
-where. Hybrid recall has them unless the setting is false; lexical recall only when it is
-true, so that a plain word recall lists exactly the entries holding the word."""
+where. On unless the setting is false; entries written outside a session are never
+neighbours, so a plain word recall over a developer's notes lists exactly the entries
+holding the word."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ QUESTION = "why does checkout time out in Brazil"
 
 def switch(store: Path, on: bool) -> None:
     config = store / ".loa.config.yaml"
-    text = config.read_text(encoding="utf-8").replace("\n    neighbours: true", "")
-    if on:
-        text = text.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: true")
+    text = config.read_text(encoding="utf-8").replace("\n    neighbours: false", "")
+    if not on:
+        text = text.replace("\n  retrieval:", "\n  retrieval:\n    neighbours: false")
     config.write_text(text, encoding="utf-8")
 
 
@@ -48,15 +49,15 @@ def recalled(cli: Cli, *args: str) -> list[dict[str, Any]]:
     return list(cli.ok("recall", *args, "--json").json()["results"])
 
 
-def test_lexical_recall_by_default_finds_only_the_turn_sharing_its_words(
-        cli: Cli, turns: dict[str, str]) -> None:
+def test_off_a_question_finds_only_the_turn_sharing_its_words(
+        cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    switch(store, False)
+
     assert [r["id"] for r in recalled(cli, QUESTION)] == [turns["timeout"]]
 
 
-def test_on_the_turns_written_next_to_the_match_in_its_session_come_after_it(
-        cli: Cli, store: Path, turns: dict[str, str]) -> None:
-    switch(store, True)
-
+def test_by_default_the_turns_written_next_to_the_match_in_its_session_come_after_it(
+        cli: Cli, turns: dict[str, str]) -> None:
     found = [r["id"] for r in recalled(cli, QUESTION)]
 
     # the turn that explains the timeout shares no word with the question
@@ -67,17 +68,13 @@ def test_on_the_turns_written_next_to_the_match_in_its_session_come_after_it(
 
 
 def test_a_word_query_keeps_the_entry_with_its_word_first(
-        cli: Cli, store: Path, turns: dict[str, str]) -> None:
-    switch(store, True)
-
+        cli: Cli, turns: dict[str, str]) -> None:
     for word, entry in (("fraud", "cause"), ("webhooks", "before"), ("checkout", "timeout")):
         assert recalled(cli, word)[0]["id"] == turns[entry]
 
 
 def test_explain_shows_the_lexical_and_the_neighbour_part(
-        cli: Cli, store: Path, turns: dict[str, str]) -> None:
-    switch(store, True)
-
+        cli: Cli, turns: dict[str, str]) -> None:
     parts = {r["id"]: r["explain"] for r in recalled(cli, QUESTION, "--explain")}
     assert parts[turns["timeout"]]["lexical"] == 1.0
     assert parts[turns["cause"]]["lexical"] == 0.0
@@ -87,7 +84,6 @@ def test_explain_shows_the_lexical_and_the_neighbour_part(
 
 
 def test_the_fast_path_and_the_typer_command_agree(store: Path, turns: dict[str, str]) -> None:
-    switch(store, True)
     run_loa_mem(store, "recall")  # the index is fresh from here on
 
     fast = run_loa_mem(store, "recall", QUESTION, "--explain")
@@ -111,6 +107,7 @@ def test_a_setting_that_is_not_true_or_false_is_refused(
 
 def test_the_session_start_context_ranks_its_query_the_same_way(
         cli: Cli, store: Path, turns: dict[str, str]) -> None:
+    switch(store, False)
     assert turns["cause"] not in cli.ok("context", "--query", QUESTION).stdout
     switch(store, True)
 
@@ -135,8 +132,27 @@ def test_hybrid_recall_brings_the_turn_written_next_to_its_best_match_by_default
                                      "semantic": 0.0, "neighbour": 1.0}
     assert turns["other"] not in found and turns["later"] not in found
 
-    configure(store, neighbours=False)
+    switch(store, False)
     plain = {r["id"]: r["explain"] for r in recalled(cli, QUESTION, "--explain")}
     assert next(iter(plain)) == turns["timeout"]
     assert turns["cause"] not in plain
     assert all("neighbour" not in parts for parts in plain.values())
+
+
+def test_notes_written_outside_a_session_are_never_neighbours(cli: Cli) -> None:
+    """`remember` without --session or LOA_MEM_SESSION: a developer's notes, one after
+    another on any subject, each found by its own words only."""
+    support.remember(cli, "Stripe webhooks sometimes arrive twice.", "fact",
+                     now="2026-02-01T08:59:00Z")
+    timeout = support.remember(cli, "The checkout page times out for customers in Brazil.",
+                               "fact", now="2026-02-01T09:00:00Z")
+    support.remember(cli, "Traces show the payment call waits on the fraud scorer.", "fact",
+                     now="2026-02-01T09:01:00Z")
+
+    assert [r["id"] for r in recalled(cli, QUESTION)] == [timeout]
+
+
+def test_the_no_session_value_is_the_one_remember_records() -> None:
+    from loa_mem.memory import neighbours, rules
+
+    assert neighbours.NO_SESSION == rules.NO_SESSION

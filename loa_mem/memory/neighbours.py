@@ -2,10 +2,10 @@
 
 A conversation kept as memories spreads one answer over consecutive entries ("the checkout
 times out in Brazil", then "traces show the payment call waits on the fraud scorer"): the
-question shares words with the first and none with the second. In hybrid recall (unless
-`retrieval.neighbours` is false) and in lexical recall when it is true, the entries written
-just before and just after each of the query's best `SOURCES` matches, in the same session
-(`source.session_id`) and at most `WINDOW` seconds apart, join the candidates:
+question shares words with the first and none with the second. Unless `retrieval.neighbours`
+is false, lexical and hybrid recall add the entries written just before and just after each
+of the query's best `SOURCES` matches, in the same session (`source.session_id`) and at most
+`WINDOW` seconds apart:
 
     relevance = (1 - WEIGHT) * share + WEIGHT * neighbour
 
@@ -15,10 +15,13 @@ share of the best match it was written next to (0 when none). An entry found onl
 neighbour has a relevance of at most WEIGHT (0.3) against the best match's 0.7 at least, so
 in text relevance the best match is never overtaken by an entry found only beside it. As in
 hybrid recall, the query's best `depth` matches and their neighbours are then scored
-(recency, confidence, tier) by `scoring.ranked`. Lexical recall leaves them out by default:
-its results are then exactly the entries that hold the query's words, which a user reading a
-plain `recall WORD` expects (hybrid recall, ranking by meaning, always fills its places).
-Semantic recall, asked for by name, ranks by meaning alone.
+(recency, confidence, tier) by `scoring.ranked`.
+
+Only a session has neighbours: an entry written outside one (`NO_SESSION`, what `remember`
+records without --session or LOA_MEM_SESSION: a developer's notes typed one after another,
+on any subject) neither lends nor is one, so a plain `recall WORD` over such notes lists
+exactly the entries holding the word. Semantic recall, asked for by name, ranks by meaning
+alone (with neighbours its MRR fell from 0.60 to 0.53 on the held-out half).
 
 Chosen on the tuning half of the benchmark's conversations (`bench/bench_retrieval.py
 --neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (lexical r@10 0.54
@@ -33,6 +36,9 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+# entries written outside any session (`rules.NO_SESSION`, as rules.py spells it: not
+# imported, for the recall fast path's import budget) have no neighbours
+NO_SESSION = "manual"
 SOURCES = 3
 WEIGHT = 0.3
 WINDOW = 1800.0  # seconds between an entry and its neighbour, at most
@@ -95,7 +101,8 @@ def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int
     marks = ",".join("?" * len(sources))
     placed = [row for row in db.execute(
         "SELECT rowid, created_ts, json_extract(data, '$.source.session_id') FROM entries "
-        f"WHERE rowid IN ({marks}) AND created_ts IS NOT NULL", sources) if row[2] is not None]
+        f"WHERE rowid IN ({marks}) AND created_ts IS NOT NULL", sources)
+        if row[2] is not None and row[2] != NO_SESSION]
     if not placed:
         return {}
     spans = " OR ".join("e.created_ts BETWEEN ? AND ?" for _ in placed)

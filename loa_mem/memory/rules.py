@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 CATEGORIES = ("fact", "decision", "learning", "error", "preference")
 ARCHIVE_REASONS = ("expired", "superseded", "manual", "ineffective")
+# the session an entry records when it was written outside any session (a developer's
+# `remember` without --session or LOA_MEM_SESSION)
+NO_SESSION = "manual"
 MAX_CONTENT = 2000
 MAX_SUMMARY = 200
 # The day, then a part no other clone or branch can mint: 8 random base32 characters (40 bits;
@@ -235,7 +238,7 @@ def build_entry(request: NewEntry, memory_id: str, rule: CategoryRule,
         request.confidence if request.confidence is not None else max(0.8, rule.floor), rule)
     ttl = request.ttl or rule.ttl
     timestamp = clock.iso(now)
-    source: dict[str, Any] = {"session_id": request.session or "manual", "timestamp": timestamp}
+    source: dict[str, Any] = {"session_id": request.session or NO_SESSION, "timestamp": timestamp}
     for key, value in (("agent", request.agent), ("phase", request.phase),
                        ("file_path", request.file_path), ("line_range", request.line_range)):
         if value:

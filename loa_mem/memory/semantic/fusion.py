@@ -45,9 +45,9 @@ class Settings(NamedTuple):
     model: str
     dimensions: int | None
     explicit: bool  # asked for by name: fail rather than fall back
-    # recall also finds what was written next to its best matches (`memory.neighbours`):
-    # True in lexical and hybrid recall, False in neither, None (unset) in hybrid recall only
-    neighbours: bool | None = None
+    # lexical and hybrid recall also find what was written next to their best matches in
+    # their session (`memory.neighbours`)
+    neighbours: bool = True
 
 
 class Relevance(NamedTuple):
@@ -92,16 +92,15 @@ def settings(retrieval: dict[str, Any], requested: str = "") -> Settings:
                                "pip install 'loa-mem[semantic]', or recall with --mode lexical")
     dims = retrieval.get("dimensions")
     return Settings(mode, name, int(dims) if dims else None, explicit,
-                    retrieval.get("neighbours"))
+                    bool(retrieval.get("neighbours", True)))
 
 
 def relevance(db: Any, where: list[str], args: list[object], query: str, chosen: Settings,
               depth: int = 100, fetch: bool = True) -> Relevance | None:
     """The relevance of each candidate to `query`, or None for lexical recall (in auto mode
-    also when the model cannot be had, with a notice saying why). Hybrid recall adds the
-    entries written next to its best matches (`memory.neighbours`) unless
-    `retrieval.neighbours` is false; lexical recall only when it is true: its results are
-    otherwise exactly the entries holding the query's words."""
+    also when the model cannot be had, with a notice saying why). Unless
+    `retrieval.neighbours` is false, lexical and hybrid recall add the entries written next
+    to their best matches in their session (`memory.neighbours`), when they have any."""
     if not query.strip():
         return None
     if chosen.mode == "lexical":
@@ -125,8 +124,7 @@ def relevance(db: Any, where: list[str], args: list[object], query: str, chosen:
         return Relevance({r: c for r, c in semantic},
                          {r: {"semantic": round(c, 4)} for r, c in semantic}, "semantic")
     fused = fuse(_lexical(db, where, args, query, depth), semantic)
-    return fused if chosen.neighbours is False else _with_neighbours(db, where, args, fused,
-                                                                     depth)
+    return _with_neighbours(db, where, args, fused, depth) if chosen.neighbours else fused
 
 
 def _with_neighbours(db: Any, where: list[str], args: list[object], fused: Relevance,
