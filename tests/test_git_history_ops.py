@@ -223,6 +223,34 @@ def test_a_lone_cherry_pick_of_a_forget_keeps_the_entry_retired_without_stopping
     support.answers_as_rebuilt(cli, store, "deploys")
 
 
+@pytest.mark.parametrize("how", ["pull --rebase", "pull --no-rebase"])
+@pytest.mark.parametrize("archiver", ["here", "teammate"])
+def test_an_entry_archived_on_one_side_and_superseded_on_the_other_keeps_both_links(
+        cli: Cli, store: Path, tmp_path: Path, how: str, archiver: str) -> None:
+    """Both sides moved entries to the archive (so git merges that file too): the archived
+    copy takes the other side's superseded_by, with no repair."""
+    shared = support.remember(cli, "Deploys go out on Tuesdays.")
+    other = support.remember(cli, "The cache lives ten minutes.")
+    support.remember(cli, "Logs are kept a month.")
+    ana, ben = clones_of(store, tmp_path, ("ana", "ben"))
+    superseder, archiving = (Cli(ana), Cli(ben)) if archiver == "here" else (Cli(ben), Cli(ana))
+    newer = superseder.ok("supersede", shared, "Deploys go out on Wednesdays.",
+                          "--json").json()["id"]
+    superseder.ok("archive", other, "--reason", "the cache is gone")
+    archiving.ok("archive", shared, "--reason", "we deploy continuously now")
+    first, second = (ana, ben) if archiver == "here" else (ben, ana)
+    git(first, "push", "-q")
+    git(second, "pull", "-q", *(["--rebase"] if how == "pull --rebase" else ["--no-rebase",
+                                                                             "--no-edit"]))
+    assert support.porcelain(second) == ""
+    archived = {e["id"]: e for e in support.entries(second, "fact", archive=True)}
+    assert set(archived) == {shared, other}
+    assert archived[shared]["superseded_by"] == newer and archived[shared]["archived"] is True
+    assert support.entry(second, newer)["supersedes"] == shared
+    assert Cli(second)("validate").code == 0
+    support.answers_as_rebuilt(Cli(second), second, "deploys")
+
+
 def test_a_reverted_forget_leaves_no_forget_in_the_log_and_a_later_forget_holds_on_rebase(
         cli: Cli, store: Path, tmp_path: Path) -> None:
     """`git revert` of a forget brings the entry back and takes its forget event out of the

@@ -211,7 +211,8 @@ def test_any_sequence_leaves_a_valid_store_whose_index_is_the_one_built_from_scr
     errors = [line for line in validated.stdout.splitlines() if ": error: " in line]
     if validated.code != 0 and errors and all(
             "has no superseded_by; run `loa-mem repair`" in line for line in errors):
-        # archived here while the teammate superseded it: the pull leaves the archived copy
+        # archived here while the teammate superseded it, and only this side changed that
+        # archive file: git merges no file one side alone changed, so the archived copy lands
         # without its superseded_by, which validate names and repair sets, as documented
         run.run("repair")
         validated = run.cli("validate")

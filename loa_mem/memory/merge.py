@@ -8,7 +8,8 @@ the entries no rule could settle (shown between standard conflict markers).
 Rules (README, "Merging branches"):
 - an entry added on one side is kept; removed on one side and untouched on the other, it goes;
 - removed on one side (archived or forgotten there) and changed on the other: the removal wins;
-  removed for no known reason and changed on the other side: a conflict;
+  removed for no known reason and changed on the other side: a conflict; an archived copy
+  takes what the other side changed (`Plan.carry_*`, found in the other files by the plan);
 - changed on both sides: field by field. A field changed on one side takes that change.
   superseded_by and the archive fields win over their absence; two archivings keep the earlier;
   superseded_by set differently on both sides keeps the smaller id (the earlier day) and the
@@ -49,6 +50,10 @@ class Plan:
     theirs_label: str = "theirs"
     # a repair must end with a file that parses: a field no rule settles keeps ours
     settle_with_ours: bool = False
+    # entries one side moved to an archive file that the other side changed where they were:
+    # id -> (its base version, the other side's), so the archived copy takes that change
+    carry_ours: dict[str, tuple[Any, Any]] = field(default_factory=dict)
+    carry_theirs: dict[str, tuple[Any, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -258,6 +263,8 @@ class _Job:
         theirs = self.data(self.theirs, memory_id)
         assert ours is not None
         if theirs is None:
+            if base is None and memory_id in self.plan.carry_ours:
+                return self.carried(memory_id, self.ours.span(memory_id), ours, True)
             if base is None or base == ours or memory_id in self.plan.retired_theirs:
                 return self.ours.span(memory_id) if base is None else ""
             return self.conflict(memory_id)
@@ -308,7 +315,19 @@ class _Job:
         gap = self.theirs.gaps.get(memory_id, [])
         fresh = [line for line in gap if line.strip() and line not in known]
         blank = [line for line in gap if not line.strip()] if not fresh else []
-        return [*blank, *fresh, _reindent(self.theirs.span(memory_id), self.ours.indent)]
+        span = _reindent(self.theirs.span(memory_id), self.ours.indent)
+        if memory_id in self.plan.carry_theirs and theirs is not None:
+            span = self.carried(memory_id, span, theirs, False)
+        return [*blank, *fresh, span]
+
+    def carried(self, memory_id: str, span: str, archived: dict[str, Any], ours: bool) -> str:
+        """The text of an entry one side archived (`ours`: this side), with what the other
+        side changed in it where it was (superseded it, say); as it is when the two changes
+        cannot be told apart."""
+        base, other = (self.plan.carry_ours if ours else self.plan.carry_theirs)[memory_id]
+        merged = merge_fields(base, archived if ours else other, other if ours else archived,
+                              self.plan.later)
+        return span if merged is None else _rewrite(span, self.ours.indent, merged)
 
     def known(self) -> set[str]:
         if not self.seen_lines:

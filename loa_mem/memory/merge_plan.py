@@ -109,6 +109,33 @@ def _mentions(snap: Snapshot) -> dict[str, set[str]]:
     return found
 
 
+def _data(snap: Snapshot, paths: list[str]) -> dict[str, Any]:
+    """Each entry's data in the files `paths` of the snapshot (a file that does not parse: none)."""
+    found: dict[str, Any] = {}
+    for path in paths:
+        try:
+            items = yamlio.load_list(snap.texts.get(path) or "", path).items
+        except LoaMemError:
+            continue
+        found.update((i.data["id"], i.data) for i in items if isinstance(i.data, dict)
+                     and isinstance(i.data.get("id"), str))
+    return found
+
+
+def carried(base: Snapshot, side: Snapshot, other: Snapshot, layout: Layout
+            ) -> dict[str, tuple[Any, Any]]:
+    """The entries `side` moved into an archive file that `other` changed where they were (a
+    supersede, feedback): id -> (its base version, `other`'s). git merges the archive file
+    only when both sides changed it; then the archived copy takes that change too."""
+    moved = set(_data(side, layout.archives)) - set(_data(base, layout.archives))
+    if not moved:
+        return {}
+    active = [p for p in layout.grimoires if p not in layout.archives]
+    before, after = _data(base, active), _data(other, active)
+    return {i: (before[i], after[i]) for i in sorted(moved)
+            if i in before and i in after and after[i] != before[i]}
+
+
 def _retired(snap: Snapshot, layout: Layout, forgotten: set[str]) -> frozenset[str]:
     archived = set()
     for path in layout.archives:
@@ -212,6 +239,11 @@ def whole_store(top: Path, layout: Layout, theirs: tuple[str, str], force: bool)
     driven = set(layout.grimoires) if force else driven_paths(snaps, layout)  # type: ignore[arg-type]
     sides = _Sides(snaps[0], snaps[1], snaps[2], driven)
     decision = decide(sides, layout, _later(top, ours_sha, theirs[0]), theirs[1])
+    carry = (carried(snaps[0], snaps[1], snaps[2], layout),
+             carried(snaps[0], snaps[2], snaps[1], layout))
+    if any(carry):  # entries' data: not kept in the cache, worked out again by each call
+        return Decision(replace(decision.plan, carry_ours=carry[0], carry_theirs=carry[1]),
+                        decision.unfixable)
     _write_cache(cache, key, decision)
     return decision
 
@@ -230,11 +262,23 @@ def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str],
     replayed = replayed_commit(top)
     if replayed is None and files is not None and path in layout.grimoires:
         replayed = githistory.commit_that_made(top, path, *files)
-    retired = retired_by(top, layout, replayed)
-    if not retired:
+    if replayed is None:
         return decision
+    before, after = _replayed(top, layout, replayed)
+    retired = _retired(after, layout, _event_ids(after)[1]) - _retired(
+        before, layout, _event_ids(before)[1])
     plan = replace(decision.plan, retired_theirs=decision.plan.retired_theirs | retired)
+    if path in layout.archives:
+        plan = replace(plan, carry_ours=carried(before, ours, after, layout),
+                       carry_theirs=carried(before, after, ours, layout))
     return Decision(plan, decision.unfixable)
+
+
+def _replayed(top: Path, layout: Layout, sha: str) -> tuple[Snapshot, Snapshot]:
+    """The memory files before and after commit `sha`."""
+    parent = git.run(top, "rev-parse", "-q", "--verify", f"{sha}^", check=False).strip()
+    before, after = (snapshot(top, rev, layout) if rev else Snapshot({}) for rev in (parent, sha))
+    return before, after
 
 
 def replayed_commit(top: Path) -> str | None:
@@ -261,9 +305,7 @@ def retired_by(top: Path, layout: Layout, sha: str | None) -> frozenset[str]:
     """The ids commit `sha` itself forgot or archived."""
     if sha is None:
         return frozenset()
-    parent = git.run(top, "rev-parse", "-q", "--verify", f"{sha}^", check=False).strip()
-    snaps = [snapshot(top, rev, layout) if rev else Snapshot({}) for rev in (parent, sha)]
-    before, after = (_retired(s, layout, _event_ids(s)[1]) for s in snaps)
+    before, after = (_retired(s, layout, _event_ids(s)[1]) for s in _replayed(top, layout, sha))
     return after - before
 
 
