@@ -92,8 +92,8 @@ def _own_rules(text: str, depth: int) -> list[Finding]:
 
 
 def _providers(text: str) -> list[Finding]:
-    return [Finding(kind, m.start()) for kind, rule in shapes.PROVIDER_RULES
-            for m in rule.finditer(text)
+    return [Finding(kind, m.start()) for kind, needles, rule in shapes.PROVIDER_RULES
+            if any(needle in text for needle in needles) for m in re.finditer(rule, text)
             if not (m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] == "_"))
             and not shapes.is_doc_example(m.group())]
 
@@ -106,7 +106,7 @@ def _passwords(text: str) -> list[Finding]:
     for kind, needles, rule, group, strict in shapes.PASSWORD_RULES:
         if not any(needle in lowered for needle in needles):
             continue
-        for match in rule.finditer(values):
+        for match in re.finditer(rule, values):
             start, end = match.span(group)
             if kind == "a password in a URL":
                 keep = _url_password(values, start, end)
