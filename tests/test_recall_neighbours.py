@@ -155,4 +155,15 @@ def test_notes_written_outside_a_session_are_never_neighbours(cli: Cli) -> None:
 def test_the_no_session_value_is_the_one_remember_records() -> None:
     from loa_mem.memory import neighbours, rules
 
-    assert neighbours.NO_SESSION == rules.NO_SESSION
+    assert rules.NO_SESSION in neighbours.NO_SESSIONS
+
+
+def test_items_captured_without_a_session_are_not_neighbours(cli: Cli) -> None:
+    """`capture` records the session `capture` when its source names none: two documents
+    captured minutes apart are not one conversation."""
+    cli.ok("capture", "learnings", "-", stdin="- Pin the CI image by digest.\n- Run the slow "
+           "suite nightly.\n")
+
+    found = [r["content"] for r in recalled(cli, "CI image")]
+
+    assert found == ["Pin the CI image by digest."]

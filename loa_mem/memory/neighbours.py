@@ -17,11 +17,12 @@ in text relevance the best match is never overtaken by an entry found only besid
 hybrid recall, the query's best `depth` matches and their neighbours are then scored
 (recency, confidence, tier) by `scoring.ranked`.
 
-Only a session has neighbours: an entry written outside one (`NO_SESSION`, what `remember`
-records without --session or LOA_MEM_SESSION: a developer's notes typed one after another,
-on any subject) neither lends nor is one, so a plain `recall WORD` over such notes lists
-exactly the entries holding the word. Semantic recall, asked for by name, ranks by meaning
-alone (with neighbours its MRR fell from 0.60 to 0.53 on the held-out half).
+Only a session has neighbours: an entry written outside one (`NO_SESSIONS`: what `remember`
+records without --session or LOA_MEM_SESSION, `capture` and a tool-result hook without a
+session id; a developer's notes typed one after another, on any subject) neither lends nor
+is one, so a plain `recall WORD` over such notes lists exactly the entries holding the
+word. Semantic recall, asked for by name, ranks by meaning alone (with neighbours its MRR fell
+from 0.60 to 0.53 on the held-out half).
 
 Chosen on the tuning half of the benchmark's conversations (`bench/bench_retrieval.py
 --neighbours`): 1 to 5 sources found the same, weight 0.3 found the most (lexical r@10 0.54
@@ -36,9 +37,10 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-# entries written outside any session (`rules.NO_SESSION`, as rules.py spells it: not
-# imported, for the recall fast path's import budget) have no neighbours
-NO_SESSION = "manual"
+# the sessions loa-mem records for an entry written outside any session: `remember`'s
+# (`rules.NO_SESSION`), `capture`'s and a tool-result hook's without a session id; such
+# entries have no neighbours (spelled here, not imported: the recall fast path's import budget)
+NO_SESSIONS = ("manual", "capture", "hook")
 SOURCES = 3
 WEIGHT = 0.3
 WINDOW = 1800.0  # seconds between an entry and its neighbour, at most
@@ -102,7 +104,7 @@ def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int
     placed = [row for row in db.execute(
         "SELECT rowid, created_ts, json_extract(data, '$.source.session_id') FROM entries "
         f"WHERE rowid IN ({marks}) AND created_ts IS NOT NULL", sources)
-        if row[2] is not None and row[2] != NO_SESSION]
+        if row[2] is not None and row[2] not in NO_SESSIONS]
     if not placed:
         return {}
     spans = " OR ".join("e.created_ts BETWEEN ? AND ?" for _ in placed)
