@@ -160,20 +160,26 @@ def last_commit_with(top: Path, path: str) -> str | None:
 def commit_that_made(top: Path, path: str, before: Path, after: Path) -> str | None:
     """The commit whose change to `path` took it from the bytes of file `before` to those of
     file `after`: the commit a lone cherry-pick replays, which git names to no merge driver.
-    Found among the commits that brought in `after`'s blob (on any branch, a stash or the
-    reflog) by its parent holding `before`'s; None when no commit did that."""
+    Looked for among the latest `_PICKS` commits that changed `path` (on any branch, a stash
+    or the reflog), by its blob and its parent's; None when none of them did that."""
     blobs = git.run(top, "hash-object", "--no-filters", str(before.absolute()),
                     str(after.absolute()), check=False).split()
-    if len(blobs) != 2:
+    listed = git.run(top, "rev-list", "--all", "--reflog", "--parents",
+                     f"--max-count={_PICKS}", "--", path, check=False).split("\n")
+    pairs = [line.split()[:2] for line in listed if len(line.split()) > 1]
+    if len(blobs) != 2 or not pairs:
         return None
-    found = git.run(top, "log", "--all", "--reflog", "--format=%H %P",
-                    f"--find-object={blobs[1]}", "--", path, check=False)
-    for line in found.split("\n"):
-        sha, *parents = line.split() or [""]
-        if parents and git.run(top, "rev-parse", "-q", "--verify", f"{parents[0]}:{path}",
-                               check=False).strip() == blobs[0]:
+    request = "".join(f"{sha}:{path}\n{parent}:{path}\n" for sha, parent in pairs)
+    found = git.run(top, "cat-file", "--batch-check=%(objectname)", stdin=request,
+                    check=False).split("\n")
+    for number, (sha, _) in enumerate(pairs):
+        if found[2 * number:2 * number + 2] == [blobs[1], blobs[0]]:
             return sha
     return None
+
+
+# a cherry-pick replays a recent change: the search stops this far back in the file's history
+_PICKS = 256
 
 
 # -- blobs by name, for the merge driver and repair ---------------------------------------------
