@@ -75,6 +75,18 @@ def test_base64_of_a_secret_is_named_as_such(text: str, kind: str) -> None:
     assert kind in {f.kind for f in scan(text.format(encoded))}
 
 
+@pytest.mark.parametrize(("text", "refused"), [
+    ("on_call_phone: 4155550132", True),
+    ('{"phone": "4155550132"}', True),
+    ("tel=4155550132", True),
+    ("size_on_disk=4155550132", False),
+    ('{"order_id": 4155550132}', False),
+])
+def test_bare_digits_are_a_phone_number_unless_a_key_names_them_otherwise(text: str,
+                                                                           refused: bool) -> None:
+    assert ("a phone number" in {f.kind for f in scan(text)}) is refused
+
+
 def _cases(step: int) -> list[secret_corpus_wild.Case]:
     return SECRETS[::step]
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 __all__ = ["MAYBE_PROVIDER", "PASSWORD_RULES", "PROVIDER_RULES", "basic_auth_pair", "decoded",
-           "harmless_spans", "id_spans", "is_doc_example", "is_not_a_value", "joined_values",
-           "looks_like_password", "table_values",
+           "harmless_spans", "id_spans", "is_code_name", "is_doc_example", "is_not_a_value",
+           "is_number_field", "joined_values", "looks_like_password", "table_values",
            "wrapped_tokens"]
 
 _SECRET = "a password or secret"
@@ -125,7 +125,7 @@ PASSWORD_RULES: tuple[tuple[str, tuple[str, ...], str, int, bool], ...] = (
     (_SECRET, ("redis-cli",), r"(?i)\bredis-cli\b[^\n|;&]{0,80}?\s-a\s+(\S+)", 1, True),
     (_SECRET, ("pass", "pwd", "secret", "token", "key", "credential", "_auth"),
      rf"(?i){_SECRET_NAME}[\"']?\s*(?:\{{\s*(?:default|value)\s*)?(?::=|=|:)\s*[\"'`]?"
-     r"([^\s\"'`,;}\]]+)", 1, True),
+     r"([^\s\"'`,;){}\]]+)", 1, True),
     (_SECRET, ("pass", "pwd", "secret", "token", "key", "credential"),  # <password>x</password>
      rf"(?i)<([\w:.-]*{_SECRET_NAME})>\s*([^<\s]+)\s*</\1>", 2, True),
     (_SECRET, ("pass", "pwd", "secret", "token", "key", "credential"),  # define('DB_PASS', 'x')
@@ -156,9 +156,10 @@ _NOT_A_VALUE = frozenset((
     "masked", "removed", "omitted", "changeme", "placeholder", "tbd", "todo", "pass", "passwd",
     "pwd", "pw", "user", "username",
 ))
-_PLACEHOLDER = r"^(?:<[^>]*>?|\$\{?[\w.]*\}?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.{3}|…)"
-# Code that reads the value from elsewhere: os.environ[...], getenv(...), ENV['...'], getpass().
-_ENV_READ = r"(?i)^(?:os\.environ|process\.env|ENV\[|[A-Za-z_][\w.]*\()"
+_PLACEHOLDER = r"^(?:<[^>]*>?|\$\{?[\w.]*\}?|\{.*|%\(.*|\*+|x{3,}|X{3,}|\.{3}|…)"
+# Code that reads the value from elsewhere: os.environ[...], getenv(...), ENV['...'], getpass(),
+# headers["Authorization"], argv[n].
+_ENV_READ = r"(?i)^(?:os\.environ|process\.env|[A-Za-z_][\w.]*[(\[])"
 # `settings.API_KEY`, `form.password.data`, `api_key`, `OPENAI_API_KEY`: names, not values
 _CODE_NAME = (r"^(?:[A-Za-z_]+\d{0,2}(?:\.[A-Za-z_]+\d{0,2})+|[a-z]+(?:_[a-z0-9]+)+"
               r"|[A-Z]+(?:_[A-Z0-9]+)+)$")
@@ -168,6 +169,31 @@ _VERSION = r"^v?\d+(?:\.\d+)+(?:[-+][\w.]+)?$"
 # and a run of x or * stands for the characters left out.
 _DOC_EXAMPLE = (r"EXAMPLE|(?i:x{5,}|\*{3,}|\.{3}|…|(?:^|[^a-z])(?:your|here|example"
                 r"|placeholder|dummy|fake|changeme|replace_?me|insert)(?:[^a-z]|$))")
+
+
+_WORD_PART = r"[A-Z]{0,4}[a-z]+\d{0,2}|[A-Z]{2,}\d{0,2}"
+
+
+def is_code_name(token: str) -> bool:
+    """A name made of words (`RemovedInPyjwt3Warning`, `ChatCompletionInputMessageChunk`,
+    `AuthTokenRefreshMiddleware`): random text is never mostly runs of lowercase letters."""
+    bare = token.replace("_", "").replace("-", "")
+    parts = re.findall(_WORD_PART, bare)
+    words = sum(1 for part in parts if sum(c.islower() for c in part) >= 3)
+    return ("".join(parts) == bare and words >= 2 and words * 2 >= len(parts)
+            and sum(c.isdigit() for c in bare) <= 2)
+
+
+_PHONE_KEY = r"(?i)phone|tel|mobile|cell|fax|contact|call|sms|whatsapp"
+
+
+def is_number_field(text: str, start: int, end: int) -> bool:
+    """Bare digits given as the value of a key that names no phone (`size=3398085269`,
+    `"memory_total_bytes": 15032385536`): a count or an id, not a phone number."""
+    if not text[start:end].isdigit():
+        return False
+    key = re.search(r"([\w.-]+)[\"']?\s*[:=]\s*[\"']?$", text[max(0, start - 60):start])
+    return bool(key) and not re.search(_PHONE_KEY, key.group(1))  # type: ignore[union-attr]
 
 
 def is_doc_example(value: str) -> bool:
@@ -183,20 +209,20 @@ def is_not_a_value(value: str) -> bool:
             or bool(re.match(_ENV_READ, raw)) or (bare.isdigit() and len(bare) < 8)
             or bool(re.match(_CODE_NAME, bare) or re.match(_PATH, bare)
                      or re.match(_VERSION, bare))
-            or is_doc_example(bare))
+            or is_doc_example(raw))
 
 
 def looks_like_password(value: str) -> bool:
-    """Letters with digits, letters with symbols (not the `-_./` of slugs and paths), or mixed
-    case inside the word: what a password rule asks for, and what a word of a sentence lacks."""
+    """Letters with digits, or letters with symbols (not the `-_./` of slugs and paths): what a
+    password rule asks for, and what a word of a sentence or a name in code (`TokenOpt`)
+    lacks."""
     bare = value.strip("\"'`,;.)(:!?")
-    if len(bare) < 4 or is_not_a_value(bare):
+    if len(bare) < 4 or is_not_a_value(bare) or is_doc_example(value):
         return False
     letters = any(c.isalpha() for c in bare)
     digits = any(c.isdigit() for c in bare)
     symbols = any(not c.isalnum() and c not in "-_./" for c in bare)
-    inner_upper = any(c.isupper() for c in bare[1:]) and any(c.islower() for c in bare)
-    return letters and (digits or symbols or inner_upper)
+    return letters and (digits or symbols)
 
 
 # Shapes harmless whatever a rule finds inside them.

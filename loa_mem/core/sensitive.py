@@ -189,7 +189,8 @@ def _random_tokens(text: str) -> list[Finding]:
             if _KEY_WORD.search(context) and not _HASH_WORD.search(before[-30:]):
                 found.append(Finding("a hex key", match.start()))
             continue
-        if detectors.looks_generated_not_secret(token, text) or shapes.is_doc_example(token):
+        if (detectors.looks_generated_not_secret(token, text) or shapes.is_code_name(token)
+                or shapes.is_doc_example(text[match.start():match.end() + 3])):  # "eyJ...": cut
             continue
         mixed = any(c.isdigit() for c in token) or (len(token) >= 30 and not token.isupper()
                                                     and not token.islower())
@@ -213,9 +214,10 @@ def _scan(text: str, depth: int) -> list[Finding]:
     if _MAYBE_NUMBER.search(text):
         from loa_mem.core import detectors
 
-        for kind, start, _ in (detectors.phone_numbers(text) + detectors.national_ids(text)
-                               + detectors.card_numbers(text)):
-            findings.append(Finding(kind, start))
+        findings += [Finding(kind, start) for kind, start, end in detectors.phone_numbers(text)
+                     if not shapes.is_number_field(text, start, end)]
+        findings += [Finding(kind, start) for kind, start, _ in (
+            detectors.national_ids(text) + detectors.card_numbers(text))]
     if not findings:
         return []
     exempt = shapes.harmless_spans(text)
