@@ -81,6 +81,7 @@ def test_base64_of_a_secret_is_named_as_such(text: str, kind: str) -> None:
     ("tel=4155550132", True),
     ("size_on_disk=4155550132", False),
     ('{"order_id": 4155550132}', False),
+    ("the run id 4155550132 took 41 s", False),
 ])
 def test_bare_digits_are_a_phone_number_unless_a_key_names_them_otherwise(text: str,
                                                                            refused: bool) -> None:

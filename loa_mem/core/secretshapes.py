@@ -93,7 +93,8 @@ _PW_WORDS = ("pass", "pw", "pwd", "kennw", "mot de", "contrase", "senha", "wacht
 _USER = r"[\w.@+-]{2,40}"
 # "password for the staging db", "clave del wifi"
 _FOR = r"(?:\s+(?:for|of|on|at|in|de|del|du|des|der|für|voor|för|do|da)(?:\s+[\w.@/'-]+){1,4}?)?"
-_IS = "(?:\\s(?:is|was|are|es|est|ist|\u00e9)|-+>?|=>|\u2192|\u2013|\u2014)"  # is, ->, dashes
+_IS = ("(?:\\s(?:is|was|are|es|est|ist|er|\u00e4r|jest|\u00e9|\u00e8)"  # is, ist, är, é, è
+       "|-+>?|=>|\u2192|\u2013|\u2014)")  # ->, dashes
 _SECRET_NAME = (r"(?:pass(?:word|wd|phrase|code)?|pwd|secret|token|api[_-]?key|access[_-]?key"
                 r"|private[_-]?key|client[_-]?key|signing[_-]?key|encryption[_-]?key"
                 r"|master[_-]?key|session[_-]?key|license[_-]?key|auth[_-]?key|credentials?"
@@ -189,10 +190,15 @@ _PHONE_KEY = r"(?i)phone|tel|mobile|cell|fax|contact|call|sms|whatsapp"
 
 def is_number_field(text: str, start: int, end: int) -> bool:
     """Bare digits given as the value of a key that names no phone (`size=3398085269`,
-    `"memory_total_bytes": 15032385536`): a count or an id, not a phone number."""
+    `"memory_total_bytes": 15032385536`) or after a word that names an id ("run id 7734528891",
+    "order 4155550132"): a count or an id, not a phone number."""
     if not text[start:end].isdigit():
         return False
-    key = re.search(r"([\w.-]+)[\"']?\s*[:=]\s*[\"']?$", text[max(0, start - 60):start])
+    before = text[max(0, start - 60):start]
+    if re.search(r"(?i)\b(?:id|ids|no|order|invoice|build|run|pid|ticket|issue|job|account)"
+                 r"[\s#:=]*$", before):
+        return True
+    key = re.search(r"([\w.-]+)[\"']?\s*[:=]\s*[\"']?$", before)
     return bool(key) and not re.search(_PHONE_KEY, key.group(1))  # type: ignore[union-attr]
 
 
@@ -245,6 +251,7 @@ _IDS = (
     r"[A-Za-z0-9+/_-]{16,}={0,2}",
     r"(?i)\b(?:integrity|checksum|digest|hash)\b[\"']?\s*[:=]?\s*[\"']?[A-Za-z0-9+/_-]{16,}=*",
     r"\b[0-7][0-9A-HJKMNP-TV-Z]{25}\b",  # ULID
+    r"\b\d+-[a-z0-9]+\.apps\.googleusercontent\.com\b",  # a Google OAuth client id (public)
     r"\b(?:pk_(?:live|test)|cs_(?:live|test)|ch|pi|cus|price|prod|sub|evt|txn|pm|seti|acct"
     r"|card|tok|plan|sess)_[A-Za-z0-9]{8,}\b",  # payment API object ids, publishable keys
 )
