@@ -101,7 +101,7 @@ def _decision(top: Path, lay: Layout, path: str, texts: tuple[str, str, str],
               files: tuple[Path, Path]) -> Decision:
     theirs = theirs_commit()
     if theirs is not None:
-        return whole_store(top, lay, theirs, force=False)
+        return whole_store(top, lay, theirs, force=False, path=path)
     return one_file(top, lay, path, texts, files)
 
 

@@ -127,9 +127,12 @@ def carried(base: Snapshot, side: Snapshot, other: Snapshot, layout: Layout
     """The entries `side` moved into an archive file that `other` changed where they were (a
     supersede, feedback): id -> (its base version, `other`'s). git merges the archive file
     only when both sides changed it; then the archived copy takes that change too."""
-    moved = set(_data(side, layout.archives)) - set(_data(base, layout.archives))
-    if not moved:
+    def named(snap: Snapshot) -> set[str]:
+        return {i for p in layout.archives for i in MEM_ID.findall(snap.texts.get(p) or "")}
+
+    if not named(side) - named(base):  # no id new in its archive files: nothing moved there
         return {}
+    moved = set(_data(side, layout.archives)) - set(_data(base, layout.archives))
     active = [p for p in layout.grimoires if p not in layout.archives]
     before, after = _data(base, active), _data(other, active)
     return {i: (before[i], after[i]) for i in sorted(moved)
@@ -225,27 +228,30 @@ def _later(top: Path, ours: str, theirs: str) -> str:
     return "ours" if len(times) == 2 and int(times[0]) > int(times[1]) else "theirs"
 
 
-def whole_store(top: Path, layout: Layout, theirs: tuple[str, str], force: bool) -> Decision:
-    """The plan for merging `theirs` into HEAD, computed once per merge and cached."""
+def whole_store(top: Path, layout: Layout, theirs: tuple[str, str], force: bool,
+                path: str | None = None) -> Decision:
+    """The plan for merging `theirs` into HEAD, computed once per merge and cached; for an
+    archive file (`path`, or every file with `force`), with the changes its copies take."""
     ours_sha = git.run(top, "rev-parse", "HEAD").strip()
     key = f"{ours_sha}:{theirs[0]}:{int(force)}"
     cache = git.git_dir(top) / "loa-mem" / "merge-plan.json"
-    cached = _read_cache(cache, key)
-    if cached is not None:
-        return cached
+    decision = _read_cache(cache, key)
+    carry = force or path in layout.archives
+    if decision is not None and not carry:
+        return decision
     base_sha = git.run(top, "merge-base", ours_sha, theirs[0], check=False).strip()
     snaps = tuple(snapshot(top, rev, layout) if rev else Snapshot({})
                   for rev in (base_sha, ours_sha, theirs[0]))
-    driven = set(layout.grimoires) if force else driven_paths(snaps, layout)  # type: ignore[arg-type]
-    sides = _Sides(snaps[0], snaps[1], snaps[2], driven)
-    decision = decide(sides, layout, _later(top, ours_sha, theirs[0]), theirs[1])
-    carry = (carried(snaps[0], snaps[1], snaps[2], layout),
-             carried(snaps[0], snaps[2], snaps[1], layout))
-    if any(carry):  # entries' data: not kept in the cache, worked out again by each call
-        return Decision(replace(decision.plan, carry_ours=carry[0], carry_theirs=carry[1]),
-                        decision.unfixable)
-    _write_cache(cache, key, decision)
-    return decision
+    if decision is None:
+        driven = set(layout.grimoires) if force else driven_paths(snaps, layout)  # type: ignore[arg-type]
+        sides = _Sides(snaps[0], snaps[1], snaps[2], driven)
+        decision = decide(sides, layout, _later(top, ours_sha, theirs[0]), theirs[1])
+        _write_cache(cache, key, decision)
+    if not carry:
+        return decision
+    plan = replace(decision.plan, carry_ours=carried(snaps[0], snaps[1], snaps[2], layout),
+                   carry_theirs=carried(snaps[0], snaps[2], snaps[1], layout))
+    return Decision(plan, decision.unfixable)
 
 
 def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str],
