@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from tests import secret_corpus
+from tests import secret_corpus, secret_corpus_harmless, secret_corpus_wild
 
 _SCAN = """
 import json, sys
@@ -33,6 +33,8 @@ def _scan(texts: list[str], how: str) -> tuple[list[object], list[str]]:
 def test_the_screen_finds_the_same_as_with_the_libraries_imported_whole() -> None:
     texts = [text for _, text, _ in secret_corpus.secrets() + secret_corpus.personal_data()]
     texts += secret_corpus.look_alikes()
+    texts += [text for _, text, _ in secret_corpus_wild.secrets()]
+    texts += secret_corpus_harmless.look_alikes()
     texts += ["Bench note 10000-3-1795638359174460799.", "Released on 2026-11-22 as v3.11.7."]
     lean, loaded = _scan(texts, "lean")
     whole, _ = _scan(texts, "whole")
