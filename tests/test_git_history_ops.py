@@ -251,6 +251,31 @@ def test_an_entry_archived_on_one_side_and_superseded_on_the_other_keeps_both_li
     support.answers_as_rebuilt(Cli(second), second, "deploys")
 
 
+def test_an_entry_forgotten_and_restored_here_keeps_its_id_through_pull_rebase(
+        cli: Cli, store: Path, tmp_path: Path) -> None:
+    """Replaying a restore, the driver took an id the other side's files and events log name
+    but the base file lacks (it was forgotten there) for one both branches created, and
+    renumbered the restored entry: the links to it then pointed at no entry."""
+    older = support.remember(cli, "Deploys go out on Mondays.")
+    shared = cli.ok("supersede", older, "Deploys go out on Tuesdays.", "--json").json()["id"]
+    ana, ben = clones_of(store, tmp_path, ("ana", "ben"))
+    Cli(ana).ok("feedback", shared, "--success")
+    support.remember(Cli(ana), "Logs are kept a month.")  # the file changed on both sides
+    git(ana, "push", "-q")
+    Cli(ben).ok("forget", shared, "--reason", "by mistake")
+    Cli(ben).ok("restore", shared)
+    newer = Cli(ben).ok("supersede", shared, "Deploys go out on Wednesdays.",
+                        "--json").json()["id"]
+    pulled = subprocess.run(["git", "pull", "-q", "--rebase"], cwd=ben, capture_output=True,
+                            text=True, check=False)
+    assert pulled.returncode == 0 and "renumbered" not in pulled.stderr, pulled.stderr
+    assert support.porcelain(ben) == ""
+    assert support.entry(ben, shared)["superseded_by"] == newer
+    assert support.entry(ben, newer)["supersedes"] == shared
+    assert Cli(ben)("validate").code == 0
+    support.answers_as_rebuilt(Cli(ben), ben, "deploys")
+
+
 def test_a_reverted_forget_leaves_no_forget_in_the_log_and_a_later_forget_holds_on_rebase(
         cli: Cli, store: Path, tmp_path: Path) -> None:
     """`git revert` of a forget brings the entry back and takes its forget event out of the

@@ -263,14 +263,18 @@ def one_file(top: Path, layout: Layout, path: str, texts: tuple[str, str, str],
     that turned the base version (`files`: the base's and theirs' temp files) into theirs."""
     head = snapshot(top, "HEAD", layout) if git.has_commits(top) else Snapshot({})
     ours = Snapshot({**head.texts, path: texts[1]}, head.events)
-    sides = _Sides(Snapshot({path: texts[0]}), ours, Snapshot({path: texts[2]}), {path})
-    decision = decide(sides, layout, "theirs", "theirs")
     replayed = replayed_commit(top)
     if replayed is None and files is not None and path in layout.grimoires:
         replayed = githistory.commit_that_made(top, path, *files)
     if replayed is None:
-        return decision
+        sides = _Sides(Snapshot({path: texts[0]}), ours, Snapshot({path: texts[2]}), {path})
+        return decide(sides, layout, "theirs", "theirs")
+    # the base is the replayed commit's parent, whole: an id its other files or its events
+    # log name (an entry forgotten there, restored by the commit) was not created by both
     before, after = _replayed(top, layout, replayed)
+    base = Snapshot({**before.texts, path: texts[0]}, before.events)
+    decision = decide(_Sides(base, ours, Snapshot({path: texts[2]}), {path}), layout, "theirs",
+                      "theirs")
     retired = _retired(after, layout, _event_ids(after)[1]) - _retired(
         before, layout, _event_ids(before)[1])
     plan = replace(decision.plan, retired_theirs=decision.plan.retired_theirs | retired)
