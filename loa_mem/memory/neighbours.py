@@ -39,7 +39,8 @@ from typing import Any, NamedTuple
 
 # the sessions loa-mem records for an entry written outside any session: `remember`'s
 # (`rules.NO_SESSION`), `capture`'s and a tool-result hook's without a session id; such
-# entries have no neighbours (spelled here, not imported: the recall fast path's import budget)
+# entries have no neighbours (spelled here, not imported: the recall fast path's import budget).
+# The MCP server's `mcp` is a session: one server process serves one agent's conversation.
 NO_SESSIONS = ("manual", "capture", "hook")
 SOURCES = 3
 WEIGHT = 0.3
