@@ -206,6 +206,9 @@ def _entry(span: Span, path: str, in_archive: bool) -> Entry:
 
 def _epoch(timestamp: Any) -> float | None:
     """`indexrows._epoch`: the created_ts column."""
+    written = clock.written_epoch(timestamp)
+    if written is not None:
+        return written
     text = str(timestamp) if timestamp else ""
     try:
         return clock.parse(text).timestamp() if text else None
