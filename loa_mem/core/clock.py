@@ -5,7 +5,6 @@ lexically in time order (the index relies on that)."""
 from __future__ import annotations
 
 import os
-import re
 from datetime import datetime, timedelta, timezone
 
 from loa_mem.core.errors import ConfigError, Refused
@@ -49,8 +48,12 @@ def parse(text: str) -> datetime:
 def written_epoch(text: object) -> float | None:
     """The Unix time of a text in exactly the form loa-mem writes times (`iso`:
     2026-02-01T10:30:00Z, a year from 1970 on), told without `datetime` (a cold build reads one
-    per entry); None for any other text, including an impossible date, which `parse` decides."""
-    if type(text) is not str or len(text) != 20 or text[19] != "Z" or _WRITTEN(text) is None:
+    per entry, and the session-start hook imports no `re`); None for any other text, including
+    an impossible date, which `parse` decides."""
+    if type(text) is not str or len(text) != 20 or text[4::3] != "--T::Z":
+        return None
+    digits = text[:4] + text[5:7] + text[8:10] + text[11:13] + text[14:16] + text[17:19]
+    if not (digits.isascii() and digits.isdigit()):
         return None
     year, month, day = int(text[:4]), int(text[5:7]), int(text[8:10])
     hour, minute, second = int(text[11:13]), int(text[14:16]), int(text[17:19])
@@ -67,7 +70,6 @@ def written_epoch(text: object) -> float | None:
     return float(days * 86400 + hour * 3600 + minute * 60 + second)
 
 
-_WRITTEN = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
 _MONTH_DAYS = (0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
 
 
