@@ -247,6 +247,20 @@ def _validates_from_scratch(cli: Cli, store: Path) -> None:
 
 
 # -- anchors and aliases tie entries together ----------------------------------------------
+def _aliased(cli: Cli, store: Path, alias: int) -> tuple[list[str], Path, str]:
+    """Three facts remembered, the first's content made the anchor `shared` and fact number
+    `alias`'s content an alias of it, by an edit outside loa-mem: (their ids, the file, its
+    text)."""
+    ids = [cli.ok("remember", f"Fact {n} about queues", "-c", "fact", "--json").json()["id"]
+           for n in range(3)]
+    path = grimoire(store, "fact")
+    text = path.read_text(encoding="utf-8").replace(
+        "content: Fact 0 about queues", "content: &shared Fact 0 about queues").replace(
+        f"content: Fact {alias} about queues", "content: *shared")
+    path.write_text(text, encoding="utf-8")
+    return ids, path, text
+
+
 def _contents(cli: Cli, *words: str) -> dict[str, Any]:
     found = cli.ok("recall", *words, "--limit", "50", "--json").json()["results"]
     return {r["id"]: r["content"] for r in found}
@@ -256,13 +270,7 @@ def test_an_anchor_edited_outside_loa_mem_changes_the_entries_that_alias_it(
         cli: Cli, store: Path) -> None:
     """Only the entries whose text changed are read again after an edit outside loa-mem; an
     entry whose text is an alias of a changed anchor changed too."""
-    ids = [cli.ok("remember", f"Fact {n} about queues", "-c", "fact", "--json").json()["id"]
-           for n in range(3)]
-    path = grimoire(store, "fact")
-    text = path.read_text(encoding="utf-8").replace(
-        "content: Fact 0 about queues", "content: &shared Fact 0 about queues").replace(
-        "content: Fact 2 about queues", "content: *shared")
-    path.write_text(text, encoding="utf-8")
+    ids, path, text = _aliased(cli, store, 2)
     assert _contents(cli, "queues")[ids[2]] == "Fact 0 about queues"
     path.write_text(text.replace("&shared Fact 0 about queues", "&shared Fact 0 about kafka"),
                     encoding="utf-8")
@@ -275,13 +283,7 @@ def test_an_anchor_deleted_outside_loa_mem_is_missed_as_in_a_cold_build(
         cli: Cli, store: Path, edit: str) -> None:
     """An alias whose anchor an outside edit deleted no longer reads: the refresh answers as
     a build from scratch does (the parser's one-line error), not with the old value."""
-    ids = [cli.ok("remember", f"Fact {n} about queues", "-c", "fact", "--json").json()["id"]
-           for n in range(3)]
-    path = grimoire(store, "fact")
-    text = path.read_text(encoding="utf-8").replace(
-        "content: Fact 0 about queues", "content: &shared Fact 0 about queues").replace(
-        "content: Fact 1 about queues", "content: *shared")
-    path.write_text(text, encoding="utf-8")  # the alias is not the file's last entry
+    ids, path, text = _aliased(cli, store, 1)  # the alias is not the file's last entry
     assert _contents(cli, "queues")[ids[1]] == "Fact 0 about queues"
     if edit == "the anchor taken out":
         text = text.replace("&shared Fact 0", "Fact 0")

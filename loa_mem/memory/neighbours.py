@@ -37,11 +37,11 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-# the sessions loa-mem records for an entry written outside any session: `remember`'s
-# (`rules.NO_SESSION`), `capture`'s and a tool-result hook's without a session id; such
-# entries have no neighbours (spelled here, not imported: the recall fast path's import budget).
-# The MCP server's `mcp` is a session: one server process serves one agent's conversation.
-NO_SESSIONS = ("manual", "capture", "hook")
+# entries written outside any session have no neighbours (the recall fast path imports rules
+# already). The MCP server's `mcp` is a session: one server process serves one agent's
+# conversation.
+from loa_mem.memory.rules import NO_SESSIONS
+
 SOURCES = 3
 WEIGHT = 0.3
 WINDOW = 1800.0  # seconds between an entry and its neighbour, at most

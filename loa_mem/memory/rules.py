@@ -20,9 +20,13 @@ if TYPE_CHECKING:
 
 CATEGORIES = ("fact", "decision", "learning", "error", "preference")
 ARCHIVE_REASONS = ("expired", "superseded", "manual", "ineffective")
-# the session an entry records when it was written outside any session (a developer's
-# `remember` without --session or LOA_MEM_SESSION)
+# the sessions an entry records when it was written outside any session: a developer's
+# `remember` without --session or LOA_MEM_SESSION, `capture` and a tool-result hook whose
+# source names none (none of them a conversation: `neighbours` leaves them out)
 NO_SESSION = "manual"
+CAPTURE_SESSION = "capture"
+HOOK_SESSION = "hook"
+NO_SESSIONS = (NO_SESSION, CAPTURE_SESSION, HOOK_SESSION)
 MAX_CONTENT = 2000
 MAX_SUMMARY = 200
 # The day, then a part no other clone or branch can mint: 8 random base32 characters (40 bits;

@@ -142,7 +142,7 @@ def _item(text: str, category: str, data: dict[str, Any], where: str, *, session
         content=text, category=category,
         summary=str(data["summary"]) if data.get("summary") else None,
         confidence=float(confidence) if isinstance(confidence, (int, float)) else None,
-        tags=_strings(data.get("tags")), session=session or "capture", agent=agent,
+        tags=_strings(data.get("tags")), session=session or model.CAPTURE_SESSION, agent=agent,
         phase=phase, file_path=file_path, line_range=line_range)
     ref = data.get("id")
     return Item(str(ref) if isinstance(ref, (str, int)) and str(ref).strip()

@@ -80,7 +80,8 @@ def _new_error(store: Store, result: rules.ToolResult, first: str, signature: st
     summary = rules.cut(f"`{command}` fails: {first}", model.MAX_SUMMARY)
     request = model.NewEntry(
         content=rules.error_content(command, result.exit_code, first, more), category="error",
-        summary=summary, tags=tags, session=result.session or "hook", phase="tool-result")
+        summary=summary, tags=tags, session=result.session or model.HOOK_SESSION,
+        phase="tool-result")
     screen(request)
     entry = model.build_entry(request, "MEM-00000000-000", store.config.rule("error"),
                               clock.now())
