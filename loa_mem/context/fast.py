@@ -32,6 +32,7 @@ from loa_mem.context import block as context
 from loa_mem.context import memo
 from loa_mem.core import cachefile, clock
 from loa_mem.memory import layout
+from loa_mem.memory.unsettled import UNSETTLED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -310,9 +311,16 @@ def _index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],
 
 
 def index_schema(db: sqlite3.Connection) -> str | None:
-    """The schema version the index `db` was built with (None: none recorded)."""
-    row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
-    return None if row is None else str(row[0])
+    """The schema version the index `db` was built with (None: none recorded). An index whose
+    settling is still to do (a large cold build's) gets a settler if nobody is at work on it."""
+    found = dict(db.execute(
+        f"SELECT key, value FROM meta WHERE key IN ('schema', '{UNSETTLED}')").fetchall())
+    if UNSETTLED in found:
+        from loa_mem.memory.unsettled import resume
+
+        resume(db.execute("PRAGMA database_list").fetchone()[2])
+    schema = found.get("schema")
+    return None if schema is None else str(schema)
 
 
 def index_fresh(db: sqlite3.Connection, top: str, config: dict[str, Any],

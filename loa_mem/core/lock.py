@@ -83,3 +83,22 @@ def hold(path: Path, op: str, timeout: float) -> Iterator[None]:
             os.ftruncate(fd, 0)
             fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def free(path: str | Path) -> bool:
+    """Whether nobody holds the lock at `path` now (told without waiting)."""
+    if fcntl is None:  # pragma: no cover - Windows
+        return True
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return True
+    finally:
+        os.close(fd)

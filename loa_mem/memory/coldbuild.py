@@ -3,12 +3,16 @@
 The rows go into a new file beside the index, written with the settings a derived file allows
 (no journal, no fsync: a crash leaves only a temp file, removed by the next build), as each part
 of a grimoire file arrives from the processes parsing them (`coldparts`), and into the full-text
-index while the other parts are still being parsed. The full-text index is optimized and the
-lookup indexes are built once at the end, from the stored rows (sorted, in C), and the finished
-file is renamed over the index: readers see either no index or a whole one. When only the
-parts being parsed are left to come, the building process does that while it waits for them
-(their rows then go into the lookup indexes as they are added, and into the full-text index
-as one more small segment each).
+index while the other parts are still being parsed. The finished file is renamed over the
+index: readers see either no index or a whole one.
+
+What a recall does not need is done after that: merging the full-text index's segments into
+one ('optimize') and building the lookup indexes (by id, by file, the live-entry filter).
+A small build does it before the rename. A build read in several processes (a large store)
+marks the index unsettled and leaves that work to a process of its own (`settler`), started in
+the background, so that the command that built the index answers without waiting for it; any
+later command that finds the index still unsettled and nobody settling it starts one again (a
+killed settler). Until then every query works; lookups by id or by file scan the rows.
 """
 
 from __future__ import annotations
@@ -20,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from loa_mem.core.errors import InvalidFile, invalid_from
+from loa_mem.memory import settler, unsettled
 from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.index import add_names, create
-from loa_mem.memory.indexrows import INDEX_TEXT, INDEXES, INSERT_NEXT, Prepared
+from loa_mem.memory.indexrows import INDEX_TEXT, INSERT_NEXT, Prepared
+from loa_mem.memory.unsettled import UNSETTLED
 
 _SUFFIXES = ("-wal", "-shm", "-journal")
 _IN_FILE = "file=(SELECT file FROM paths WHERE path=?)"
@@ -46,19 +52,6 @@ class Build:
         self.db.execute("INSERT INTO entry_text(entry_text, rank) VALUES('crisismerge', 1000)")
         self.db.execute("BEGIN")
         self.next_rowid = 1
-        self.settled = False
-
-    def settle(self) -> None:
-        """Merge the full-text index into one segment and build the lookup indexes, from the
-        rows added so far (rows added later go into them as they come)."""
-        # one segment for the whole full-text index, out of the way of the first merges after a
-        # few edits (which would otherwise rewrite it whole, leaving its old pages free in the
-        # file); the lookup indexes built next take the pages it freed
-        self.db.execute("INSERT INTO entry_text(entry_text) VALUES('optimize')")
-        for statement in INDEXES.split(";"):
-            if statement.strip():
-                self.db.execute(statement)
-        self.settled = True
 
     def add(self, path: str, rows: list[Prepared]) -> None:
         """Rows of a grimoire file (from `indexrows.prepare`), all or a part of them."""
@@ -86,11 +79,14 @@ class Build:
         if record is not None and not flow:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", record)
 
-    def finish(self) -> None:
-        """Index the rows and rename the file into place (the caller has closed its own
-        connection to `target`, under the lock that keeps other builds out)."""
-        if not self.settled:
-            self.settle()
+    def finish(self, defer: bool = False) -> None:
+        """Index the rows (or, `defer`, mark the file unsettled: see the module's docstring)
+        and rename the file into place (the caller has closed its own connection to `target`,
+        under the lock that keeps other builds out)."""
+        if defer:
+            self.db.execute(f"INSERT OR REPLACE INTO meta VALUES('{UNSETTLED}', '')")
+        else:
+            settler.settle(self.db)
         # the merge settings back to FTS5's own (read by each later connection)
         self.db.execute("DELETE FROM entry_text_config WHERE k IN ('automerge', 'crisismerge')")
         self.db.execute("COMMIT")
@@ -149,12 +145,9 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
     records: dict[str, tuple[str, str] | None] = {}  # each file's block record
     failures: dict[str, InvalidFile] = {}
     building = Build(target)
-    count, waiting = coldparts.processes(work), len(work)
+    count = coldparts.processes(work)
     try:
         for rel, _, result, record in coldparts.results(work, count):
-            waiting -= 1
-            if count > 1 and waiting <= count and not building.settled:
-                building.settle()  # while the last parts are parsed, instead of after them
             records[rel] = records.get(rel) or record
             if result is None:
                 whole.add(rel)
@@ -167,10 +160,12 @@ def build(target: Path, jobs: list[tuple[str, Path, tuple[int, int]]],
                 last = _read_whole(building, rel, files[rel], prepare) if rel in whole \
                     else (result, records[rel])
                 _finish_file(building, rel, files[rel], last, check_empty, failures)
-        building.finish()
+        building.finish(defer=count > 1)
     except BaseException:
         building.abandon()
         raise
+    if count > 1:
+        unsettled.start(target)
     return failures
 
 

@@ -32,6 +32,7 @@ from loa_mem.memory.indexrows import (
 )
 from loa_mem.memory.rowcodec import SCHEMA_VERSION
 from loa_mem.memory.rules import normalize as normalized
+from loa_mem.memory.unsettled import UNSETTLED
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pathlib is not imported at run time: the catch-up's budget
@@ -125,6 +126,10 @@ class Index:
             self.db.execute("PRAGMA synchronous=NORMAL")
             if self._version() != SCHEMA_VERSION:
                 self._reset()
+            elif self.meta(UNSETTLED) is not None:
+                from loa_mem.memory import unsettled
+
+                unsettled.resume(path)  # a settler that was killed, or not started
         except sqlite3.OperationalError:
             self._open_in_memory(path)
 
