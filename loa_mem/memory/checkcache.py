@@ -93,7 +93,7 @@ def links_of(data: dict[str, Any], key_offsets: dict[str, int]) -> tuple[dict[st
 def digest(path: Path) -> str | None:
     """The hash of a file's content ("-" when there is no such file); None when it is checked
     through the index every time: it cannot be read, or it is empty (0 bytes), which is a
-    problem or not depending on the last commit (`store._refuse_emptied`)."""
+    problem or not depending on the last commit (`files.refuse_emptied`)."""
     found = hashlib.sha1(usedforsecurity=False)
     try:
         with open(path, "rb") as handle:

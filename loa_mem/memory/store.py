@@ -27,31 +27,13 @@ from loa_mem.memory import config as config_mod
 from loa_mem.memory import eventlog, layout
 from loa_mem.memory import rules as model
 from loa_mem.memory.fastrows import Preparer
-from loa_mem.memory.files import GrimoireFile, signature_of
+from loa_mem.memory.files import GrimoireFile, refuse_emptied, signature_of
 from loa_mem.memory.index import Index, Row, Signature
 from loa_mem.memory.indexrows import FileRows, file_rows
 
 if TYPE_CHECKING:
     from loa_mem.core.located import ListFile
     from loa_mem.memory.transaction import Transaction
-
-
-def _refuse_emptied(top: Path, path: str) -> None:
-    """A grimoire file of 0 bytes whose last commit held entries was emptied by accident (a
-    crash, a full disk, a truncating editor), never by loa-mem: reading it as an empty list
-    would hide entries git still has, and the next write would commit their loss."""
-    from loa_mem.core import yamlio
-
-    try:
-        committed = git.run(top, "show", f"HEAD:{path}", check=False)
-        held = len(yamlio.load_list(committed, path).items) if committed else 0
-    except (InvalidFile, UnicodeError, OSError):
-        return
-    if held:
-        raise InvalidFile(path, 1, 1, f"is empty (0 bytes) but the last commit holds {held} "
-                          "entr" + ("y" if held == 1 else "ies"),
-                          f"restore it with `git checkout -- {path}`, or write `[]` in it to "
-                          "empty it on purpose; nothing was written")
 
 
 def locate_top(root: str | None) -> Path:
@@ -246,7 +228,7 @@ class Store:
             result = parsed.get(grimoire.path)
             if signature is not None and signature[1] == 0:
                 try:
-                    _refuse_emptied(self.top, grimoire.path)
+                    refuse_emptied(self.top, grimoire.path)
                 except InvalidFile as emptied:
                     result = emptied
             if isinstance(result, InvalidFile):
@@ -276,7 +258,7 @@ class Store:
                     try:
                         return coldbuild.build(
                             path, [(rel, self.top / rel, sig) for rel, sig in files],
-                            Preparer(archived), functools.partial(_refuse_emptied, self.top))
+                            Preparer(archived), functools.partial(refuse_emptied, self.top))
                     finally:
                         self._index = Index(path)
         except LockBusy:
@@ -312,7 +294,7 @@ class Store:
         if signature is not None:
             text = textfile.read_text(self.top / grimoire.path, grimoire.path)
             if not text:
-                _refuse_emptied(self.top, grimoire.path)
+                refuse_emptied(self.top, grimoire.path)
             parsed = yamlio.load_list(text, grimoire.path)
         self._store_parsed(grimoire, signature, parsed)
 
