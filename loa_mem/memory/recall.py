@@ -91,23 +91,16 @@ def rank(db: Any, filters: Filters, recency_weight: float,
         found = fusion.relevance(db, conditions, args, filters.query, chosen,
                                  depth=max(100, 10 * filters.limit))
     hits = []
+    rows = scoring.rows_by_id(db, list(found.parts)) if found is not None else {}
     for memory_id, conf, rel, rec, bonus, score, path, line, data, _ in scoring.ranked(
             db, conditions, args, query=filters.query, recency_weight=recency_weight,
             now_ts=now.timestamp(), limit=filters.limit,
             given=found.raw if found else None):
         parts = {"confidence": conf, "recency": rec, "tier": bonus}
         if rel is not None:
-            parts = {"text": rel, **_text_parts(db, found, memory_id), **parts}
+            text = found.parts.get(rows.get(memory_id, -1), {}) if found is not None else {}
+            parts = {"text": rel, **text, **parts}
         entry = json.loads(data)
         hits.append(Hit(memory_id, round(score, 4), {k: round(v, 4) for k, v in parts.items()},
                         entry, path, line, rules.state(entry, False, clock.iso(now))))
     return hits
-
-
-def _text_parts(db: Any, found: Any, memory_id: str) -> dict[str, float]:
-    """The lexical and semantic parts of a semantic or hybrid text relevance."""
-    if found is None:
-        return {}
-    rowid = scoring.rowid_of(db, memory_id)
-    parts: dict[str, float] = found.parts.get(rowid, {}) if rowid is not None else {}
-    return parts

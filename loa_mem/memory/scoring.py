@@ -176,8 +176,15 @@ def _shortlist(db: Connection, where: list[str], args: list[object], match: str,
     return kept
 
 
-def rowid_of(db: Connection, memory_id: str) -> int | None:
-    """The row of an entry (its active copy first, when git left it twice)."""
-    row = db.execute("SELECT rowid FROM entries WHERE id=? ORDER BY in_archive LIMIT 1",
-                     (memory_id,)).fetchone()
-    return int(row[0]) if row else None
+def rows_by_id(db: Connection, rowids: Sequence[int]) -> dict[str, int]:
+    """The id of each of these rows -> its row (the active copy first, when git left an entry
+    twice), read by row: no lookup by id (an index just built in the background may not have
+    that index yet)."""
+    found: dict[str, int] = {}
+    for start in range(0, len(rowids), 500):
+        part = rowids[start:start + 500]
+        for rowid, memory_id, _ in sorted(db.execute(
+                f"SELECT rowid, id, in_archive FROM entries WHERE rowid IN "
+                f"({','.join('?' * len(part))})", part), key=lambda row: (row[2], row[0])):
+            found.setdefault(memory_id, rowid)
+    return found
