@@ -5,11 +5,13 @@ it was killed. Until it is done every command gives the same answers."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from pathlib import Path
 
 from loa_mem.core import lock
+from loa_mem.memory import unsettled
 from tests import support
 from tests.conftest import Cli, git, run_loa_mem
 
@@ -127,3 +129,20 @@ def test_an_index_left_unsettled_answers_alike_and_the_next_command_settles_it(
     assert wait_settled(store) == LOOKUPS
     full_text_whole(store)
     assert ids(store, "otter") == during
+
+
+def test_a_settler_whose_index_was_deleted_meanwhile_leaves_no_file(
+        cli: Cli, store: Path) -> None:
+    large_store(store)
+    ids(store, "lynx")
+    wait_settled(store)
+    unsettle(store)
+    with lock.hold(store / ".git" / "loa-mem" / "build.lock", "test", 5):
+        unsettled.start(index_file(store))
+        [settler] = unsettled._started
+        index_file(store).unlink()
+    os.waitpid(settler, 0)
+    unsettled._started.clear()
+
+    assert not index_file(store).exists()
+    assert "lynx" in run_loa_mem(store, "recall", "lynx").stdout.lower()  # rebuilt as usual

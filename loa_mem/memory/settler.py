@@ -38,7 +38,9 @@ def settle_file(target: Path) -> bool:
     at most); the caller holds the build lock. Whether there was any."""
     import sqlite3
 
-    db = sqlite3.connect(target, timeout=30, isolation_level=None)
+    # mode=rw: an index deleted meanwhile is not created again, empty, by this connection
+    db = sqlite3.connect(f"{target.resolve().as_uri()}?mode=rw", uri=True, timeout=30,
+                         isolation_level=None)
     try:
         db.execute("PRAGMA busy_timeout=30000")
         if db.execute(f"SELECT 1 FROM meta WHERE key='{UNSETTLED}'").fetchone() is None:
