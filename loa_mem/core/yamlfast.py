@@ -19,8 +19,8 @@ from loa_mem.core import spanhash
 from loa_mem.core.errors import InvalidFile
 from loa_mem.core.located import ListFile, Located
 from loa_mem.core.yamlitem import Document, Item
-from loa_mem.core.yamlscalars import UNSURE, flow_list, key, plain, prose, quoted
-from loa_mem.core.yamlshapes import Shape, Unsure
+from loa_mem.core.yamlscalars import UNSURE, VALUES, Unsure, cached, key, uncached
+from loa_mem.core.yamlshapes import Shape
 from loa_mem.core.yamlshapes import key as shape_key
 
 TYPE_CHECKING = False
@@ -43,33 +43,45 @@ def _odd(text: str) -> bool:
 _MARKER = re.compile(r"\n(?:\.\.\.|---)(?=[ \n]|$)")
 
 
-_Unsure = Unsure
-
-
 def cut(text: str, indent: int = 0) -> list[tuple[int, str]] | None:
     """(first line, text) of each top-level item (the lines up to the next item), or None when
-    the file is not a plain block list (content before the first item, other line breaks)."""
+    the file is not a plain block list (`head`)."""
+    first = head(text, indent)
+    if first is None:
+        return None
+    at, line = first
+    # a literal "\n" first lets the regex engine jump between line starts (9 MB: 0.3 s -> 20 ms)
+    starts = [at, *(m.start() + 1 for m in item_pattern(indent).finditer(text, at))]
+    found = []
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        if start < end:  # no items: the one start is the end of the text
+            chunk = text[start:end]
+            found.append((line, chunk))
+            line += chunk.count("\n")
+    return found
+
+
+def head(text: str, indent: int = 0) -> tuple[int, int] | None:
+    """(where the first top-level item starts, its line; the end of the text when there is
+    none), or None when the file is not a plain block list: content before the first item
+    ("[]", a document marker...), other line breaks (`_odd`)."""
     if _odd(text):
         return None
     if ("\n..." in text or "\n---" in text) and _MARKER.search(text):
         return None  # a document's end or start: how it splits the file is the full parser's
     lead = " " * indent + "-"
-    # a literal "\n" first lets the regex engine jump between line starts (9 MB: 0.3 s -> 20 ms)
-    starts = [m.start() + 1 for m in re.finditer(rf"\n{lead}(?=[ \n])", text)]
     if text.startswith(lead) and text[len(lead):len(lead) + 1] in (" ", "\n", ""):
-        starts.insert(0, 0)
-    if text.endswith("\n" + lead):
-        starts.append(len(text) - len(lead))
-    head = text[:starts[0]] if starts else text
-    if any(line.strip() and not line.lstrip().startswith("#") for line in head.split("\n")):
-        return None  # "[]", a document marker, or anything else before the first item
-    found = []
-    line = head.count("\n")
-    for at, end in zip(starts, [*starts[1:], len(text)][:len(starts)], strict=True):
-        chunk = text[at:end]
-        found.append((line, chunk))
-        line += chunk.count("\n")
-    return found
+        return 0, 0
+    found = item_pattern(indent).search(text)
+    at = found.start() + 1 if found else len(text)
+    if any(line.strip() and not line.lstrip().startswith("#") for line in text[:at].split("\n")):
+        return None
+    return at, text.count("\n", 0, at)
+
+
+def item_pattern(indent: int) -> re.Pattern[str]:
+    """Where a top-level item starts: its "-" first on a line, then a space, a break or the end."""
+    return re.compile(rf"\n{' ' * indent}-(?=[ \n]|\Z)")
 
 
 def load_list(text: str, path: str) -> ListFile:
@@ -92,7 +104,7 @@ def load_mapping(text: str) -> dict[str, Any] | None:
         return None
     try:
         return Document(text).mapping()
-    except _Unsure:
+    except Unsure:
         return None
 
 
@@ -131,17 +143,27 @@ def load_part(text: str, path: str, shift: int) -> Spans | None:
                             for item in found])
 
 
-def load_part_rows(text: str, path: str, shift: int, fused: Fused,
-                   other: Callable[[Span], Any]) -> list[Any] | None:
-    """What a caller makes of each item of a part (as `load_part` reads it): `fused(shape,
-    values, chunk, first line)` for an item of a layout met before (its values not yet
-    folded into mappings), `other(span)` for any other item; None as `load_part`."""
-    pieces = cut(text)
-    found = (_read(text, None, pieces, path, shift, fused, apart=True) if pieces is not None
-             else None)
+def read_rows(text: str, pieces: list[tuple[int, str]], path: str, shift: int, fused: Fused,
+              other: Callable[[Span], Any], shapes: list[Shape]) -> list[Any] | None:
+    """What a caller makes of each of the items `pieces` of a part (as `load_part` reads them):
+    `fused(shape, values, chunk, first line)` for an item of a layout in `shapes` or met before
+    among them (its values not yet folded into mappings; `shapes` learns it), `other(span)`
+    for any other item; None as `load_part`."""
+    found = _read(text, None, pieces, path, shift, fused, apart=True, shapes=shapes)
     if found is None:
         return None
     return [other(item.span(shift)) if isinstance(item, Located) else item for item in found]
+
+
+def learn(chunk: str, shapes: list[Shape]) -> None:
+    """Put the layout of the item `chunk` first in `shapes` when it is one `_simple` reads."""
+    lines = chunk.split("\n")
+    try:
+        simple = _simple(lines, 0, len(lines) - chunk.endswith("\n"), chunk)
+    except Unsure:
+        return
+    if simple is not None:
+        _learn(shapes, simple[1])
 
 
 def read(lines: list[str], pieces: list[tuple[int, str]], path: str
@@ -161,22 +183,23 @@ def _located(item: Located | Span) -> Located:
 
 
 def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], path: str,
-          shift: int = 0, fused: Fused | None = None, apart: bool = False) -> list[Any] | None:
+          shift: int = 0, fused: Fused | None = None, apart: bool = False,
+          shapes: list[Shape] | None = None) -> list[Any] | None:
     """`read`, with an item of a layout met before as its span (`yamlshapes`; its lines moved
     `shift` further down; the items' are not), or as `fused` makes it; `lines` are split from
     `text` when an item needs them. `apart`: the text is a part of its file, and an item
     the full parser reads that may hold an anchor makes it None (the same anchor elsewhere in
     the file makes the file one that does not parse)."""
     items: list[Any] = []
-    shapes: list[Shape] = []  # the layouts met in this file, the last one met first
-    get = _VALUES.get
+    shapes = [] if shapes is None else shapes  # the layouts met, the last one met first
+    get = VALUES.get
     for start, chunk in pieces:
         item: Any = None
         for shape in shapes:
             if fused is None:
-                item = shape.span(chunk, start + shift, get, _uncached)
+                item = shape.span(chunk, start + shift, get, uncached)
             else:
-                values = shape.values(chunk, get, _uncached)
+                values = shape.values(chunk, get, uncached)
                 item = None if values is None else fused(shape, values, chunk, start + shift)
             if item is not None:
                 if shape is not shapes[0]:
@@ -205,7 +228,7 @@ def _read_one(lines: list[str], start: int, end: int, chunk: str, shapes: list[S
               ) -> Located | None:
     try:
         simple = _simple(lines, start, end, chunk)
-    except _Unsure:
+    except Unsure:
         simple = None
     if simple is not None:
         item, found = simple
@@ -213,7 +236,7 @@ def _read_one(lines: list[str], start: int, end: int, chunk: str, shapes: list[S
         return item
     try:
         return _general(lines, start, end, chunk)
-    except _Unsure:
+    except Unsure:
         return None
 
 
@@ -279,7 +302,6 @@ def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | Non
 
 # one line of an item in the simple layout: its indent, its key, and " value" when there is one
 _SIMPLE = re.compile(r"^(- |  |    )([A-Za-z_][A-Za-z0-9_]*):( .*)?$", re.MULTILINE)
-_VALUES: dict[str, Any] = {}
 _KEYS: set[str] = set()  # names already known to read as themselves
 
 
@@ -304,9 +326,9 @@ def _simple(lines: list[str], start: int, end: int, chunk: str
         number += 1
         if name not in _KEYS and not _known(name):
             return None
-        value = _VALUES.get(rest[1:], UNSURE) if rest else None
+        value = VALUES.get(rest[1:], UNSURE) if rest else None
         if value is UNSURE:
-            value = _cached(rest[1:])
+            value = cached(rest[1:])
         if indent == "    ":
             if parent is None or name in parent:
                 return None
@@ -333,75 +355,3 @@ def _known(name: str) -> bool:
     if len(_KEYS) < 1024:
         _KEYS.add(name)
     return True
-
-
-# a time as loa-mem writes it: a plain scalar that reads as its own text (timestamps are kept)
-_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
-_LISTS: dict[str, list[Any]] = {}
-
-
-def _cached(text: str) -> Any:
-    """`_value`, remembered for short texts (categories, ttls, sessions repeat) and flow lists
-    (tags repeat; each caller gets its own copy), and told in a few steps for prose and times."""
-    value = _VALUES.get(text, UNSURE)
-    return value if value is not UNSURE else _uncached(text)
-
-
-def _uncached(text: str) -> Any:
-    """`_cached` of a text not in `_VALUES`."""
-    value = prose(text)
-    if value is UNSURE:
-        if _STAMP(text):
-            value = text
-        elif text[:1] == "[":
-            found = _LISTS.get(text)
-            if found is None:
-                found = _words(text)
-                if len(_LISTS) >= 4096:
-                    _LISTS.clear()
-                _LISTS[text] = found
-            return list(found)
-        else:
-            value = _value(text)
-    if len(text) < 64 and not isinstance(value, (list, dict)):
-        if len(_VALUES) >= 4096:  # full of texts met once (ids): start again
-            _VALUES.clear()
-        _VALUES[text] = value
-    return value
-
-
-# a flow list of words as loa-mem writes tags: `[a, b-c]`
-_WORD_LIST = re.compile(r"\[([a-z0-9][a-z0-9-]*(?:, [a-z0-9][a-z0-9-]*)*)\]").fullmatch
-
-
-def _words(text: str) -> list[Any]:
-    """`_value` of a flow list, each word read once per process (tags repeat)."""
-    found = _WORD_LIST(text)
-    if found is None:
-        value: list[Any] = _value(text)
-        return value
-    items = []
-    for word in found.group(1).split(", "):
-        item = _VALUES.get(word, UNSURE)
-        if item is UNSURE:
-            item = plain(word)  # what the flow list's own reading gives a word
-            if len(_VALUES) < 4096:
-                _VALUES[word] = item
-        if item is None or item is UNSURE:
-            raise _Unsure  # as `flow_list` refuses them
-        items.append(item)
-    return items
-
-
-def _value(text: str) -> Any:
-    if text.startswith("'"):
-        value = quoted(text)
-    elif text.startswith("["):
-        value = flow_list(text)
-    elif text == "{}":
-        raise _Unsure  # an empty mapping: left to the general reader
-    else:
-        value = plain(text.rstrip(" "))
-    if value is UNSURE:
-        raise _Unsure
-    return value

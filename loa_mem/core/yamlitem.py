@@ -11,8 +11,7 @@ import re
 
 from loa_mem.core import spanhash
 from loa_mem.core.located import Located
-from loa_mem.core.yamlscalars import FLOW_ODD, UNSURE, flow_list, fold, key, plain, quoted
-from loa_mem.core.yamlshapes import Unsure
+from loa_mem.core.yamlscalars import FLOW_ODD, UNSURE, Unsure, flow_list, fold, key, plain, quoted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget

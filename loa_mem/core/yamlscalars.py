@@ -13,11 +13,18 @@ if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' imp
 
 UNSURE: Any = object()
 
+
+class Unsure(Exception):
+    """This item holds something the fast reader does not read."""
+
+
+VALUES: dict[str, Any] = {}  # `cached`'s values of short texts
+
 _BOOL = {"yes": True, "Yes": True, "YES": True, "no": False, "No": False, "NO": False,
          "true": True, "True": True, "TRUE": True, "false": False, "False": False,
          "FALSE": False, "on": True, "On": True, "ON": True, "off": False, "Off": False,
          "OFF": False}
-_WORDS = {**_BOOL, "null": None, "Null": None, "NULL": None}
+WORDS = {**_BOOL, "null": None, "Null": None, "NULL": None}
 _INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
 _FLOAT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\.[0-9]+")
 # PyYAML's implicit resolvers (YAML 1.1) of the types a digit can start; timestamps are not
@@ -45,7 +52,7 @@ def plain(text: str) -> Any:
     if not (alpha and _prose(text)) and not _PLAIN.fullmatch(text):
         return UNSURE
     if alpha:  # YAML reads only these words as other types
-        return _WORDS.get(text, text)
+        return WORDS.get(text, text)
     if _INT.fullmatch(text):  # the plain decimal forms YAML 1.1 reads as numbers
         return int(text)
     if _FLOAT.fullmatch(text):
@@ -78,7 +85,7 @@ def prose(text: str) -> Any:
     no space last (most of a grimoire file's text), told in a few steps; UNSURE for any other
     text, whatever `plain` makes of it."""
     if text[:1].isalpha() and text[0].isascii() and _prose(text):
-        return _WORDS.get(text, text)
+        return WORDS.get(text, text)
     return UNSURE
 
 
@@ -148,3 +155,76 @@ def flow_list(text: str) -> Any:
             return UNSURE
         items.append(value)
     return items
+
+
+# a time as loa-mem writes it: a plain scalar that reads as its own text (timestamps are kept)
+_STAMP = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z").fullmatch
+_LISTS: dict[str, list[Any]] = {}
+
+
+def cached(text: str) -> Any:
+    """The value of a scalar on one line as the fast reader reads it (`Unsure` when it does
+    not): remembered for short texts (categories, ttls, sessions repeat) and flow lists
+    (tags repeat; each caller gets its own copy), and told in a few steps for prose and times."""
+    value = VALUES.get(text, UNSURE)
+    return value if value is not UNSURE else uncached(text)
+
+
+def uncached(text: str) -> Any:
+    """`cached` of a text not in `VALUES`."""
+    value = prose(text)
+    if value is UNSURE:
+        if _STAMP(text):
+            value = text
+        elif text[:1] == "[":
+            found = _LISTS.get(text)
+            if found is None:
+                found = _words(text)
+                if len(_LISTS) >= 4096:
+                    _LISTS.clear()
+                _LISTS[text] = found
+            return list(found)
+        else:
+            value = _value(text)
+    if len(text) < 64 and not isinstance(value, (list, dict)):
+        if len(VALUES) >= 4096:  # full of texts met once (ids): start again
+            VALUES.clear()
+        VALUES[text] = value
+    return value
+
+
+# a flow list of words as loa-mem writes tags: `[a, b-c]`
+_WORD_LIST = re.compile(r"\[([a-z0-9][a-z0-9-]*(?:, [a-z0-9][a-z0-9-]*)*)\]").fullmatch
+
+
+def _words(text: str) -> list[Any]:
+    """`_value` of a flow list, each word read once per process (tags repeat)."""
+    found = _WORD_LIST(text)
+    if found is None:
+        value: list[Any] = _value(text)
+        return value
+    items = []
+    for word in found.group(1).split(", "):
+        item = VALUES.get(word, UNSURE)
+        if item is UNSURE:
+            item = plain(word)  # what the flow list's own reading gives a word
+            if len(VALUES) < 4096:
+                VALUES[word] = item
+        if item is None or item is UNSURE:
+            raise Unsure  # as `flow_list` refuses them
+        items.append(item)
+    return items
+
+
+def _value(text: str) -> Any:
+    if text.startswith("'"):
+        value = quoted(text)
+    elif text.startswith("["):
+        value = flow_list(text)
+    elif text == "{}":
+        raise Unsure  # an empty mapping: left to the general reader
+    else:
+        value = plain(text.rstrip(" "))
+    if value is UNSURE:
+        raise Unsure
+    return value

@@ -6,7 +6,9 @@ a layout line by line, the layout becomes a `Shape`: a pattern of the whole item
 its values. An item the pattern matches has the same keys on the same lines, so only its values
 are read, by the same scalar rules (`value`); an item it does not match (another layout, a
 comment or a blank line inside, a last line without its line break), or with a value those rules
-are unsure of, is read line by line as before.
+are unsure of, is read line by line as before. The same pattern, anchored where an item starts in
+a file's text (`item`), takes the item only when the next one starts right after it: no chunk
+of the item needs to be cut first.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from __future__ import annotations
 import re
 
 from loa_mem.core import spanhash
-from loa_mem.core.yamlscalars import UNSURE
+from loa_mem.core.yamlscalars import UNSURE, Unsure
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
@@ -22,16 +24,12 @@ if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' imp
     from typing import Any
 
 
-class Unsure(Exception):
-    """This item holds something the fast reader does not read."""
-
-
 class Shape:
     """The layout of an item read line by line: `found` holds its lines' (indent, key, " value"
     or ""), as `yamlfast`'s line pattern gives them ("- " first, "  " for a key of the item,
     "    " for a key of the mapping under the key before it)."""
 
-    __slots__ = ("match", "names", "nested", "offsets", "size", "slots")
+    __slots__ = ("item", "match", "names", "nested", "offsets", "size", "slots")
 
     def __init__(self, found: list[tuple[str, str, str]]) -> None:
         parts = []
@@ -41,7 +39,7 @@ class Shape:
         offsets = {}
         values = 0
         for number, (indent, name, rest) in enumerate(found):
-            parts.append(re.escape(f"{indent}{name}:") + (" (.*)\n" if rest else "\n"))
+            parts.append(re.escape(f"{indent}{name}:") + (" (.*)" if rest else ""))
             if indent == "    ":
                 nested[-1][1].append(name)
                 values += 1
@@ -54,7 +52,11 @@ class Shape:
                 else:
                     nested.append((values, []))
                     slots.append((name, values, nested[-1][1]))  # its keys, as they come
-        self.match = re.compile("".join(parts)).fullmatch
+        body = "\n".join(parts)
+        self.match = re.compile(body + "\n").fullmatch
+        # at an item's start in a file (`yamlfast.cut`): the item's text without its last line
+        # break, then its values; the next item, or the end of the text, comes right after it
+        self.item = re.compile(f"({body})\n(?=-(?:[ \n]|\\Z)|\\Z)").match
         self.names = tuple(names)
         # the last first: each one folds its values into one, the values before keep their place
         self.nested = [(at, at + len(keys), tuple(keys)) for at, keys in reversed(nested)]
@@ -78,11 +80,14 @@ class Shape:
                ) -> list[Any] | None:
         """The values of the item `chunk`, in the order of its lines (see `span`), or None."""
         found = self.match(chunk)
-        if found is None:
-            return None
+        return None if found is None else self.read(found.groups(), get, value)
+
+    def read(self, texts: tuple[str, ...], get: Callable[[str, Any], Any],
+             value: Callable[[str], Any]) -> list[Any] | None:
+        """The values of an item of this layout from their `texts` (see `span`), or None."""
         values = []
         try:
-            for text in found.groups():
+            for text in texts:
                 known = get(text, UNSURE)
                 values.append(value(text) if known is UNSURE else known)
         except Unsure:

@@ -14,14 +14,15 @@ property test holds them to it).
 
 from __future__ import annotations
 
-import math
+from operator import itemgetter
 
-from loa_mem.core import spanhash, yamlfast
+from loa_mem.core import spanhash, yamlparts
 from loa_mem.core.clock import written_epoch as _written_epoch
 from loa_mem.core.yamlshapes import Shape
 from loa_mem.memory import rowcodec
 from loa_mem.memory.indexrows import FileRows, Prepared, Span, _columns, _epoch, file_rows
 from loa_mem.memory.rules import normalize
+from loa_mem.memory.textrows import TextRows, exact_float, tag_column, text_or_none
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,18 +32,20 @@ if TYPE_CHECKING:
     from loa_mem.core.located import ListFile
     from loa_mem.core.yamlfast import Spans
 
+    # a row from an item's pattern groups and first line (`textrows.TextRows.row`)
+    ByText = Callable[[tuple[str, ...], int], Prepared | None]
+
 # keys whose columns the plan does not fill itself: their items go through `_columns`
 _OWN_RULES = frozenset(("effectiveness", "archived"))
 _digest = spanhash.digest
-_isfinite = math.isfinite
-_copysign = math.copysign
 
 
 class _Plan:
     """Where the values of one layout go (see the module's docstring)."""
 
-    __slots__ = ("confidence", "expires", "flat", "layout", "rest", "source", "stamp",
-                 "summary", "superseded", "tags", "texts", "texts_json")
+    __slots__ = ("confidence", "expires", "fixed", "flat", "groups", "layout", "raw", "raw_json",
+                 "rest", "size", "source", "stamp", "summary", "superseded", "tags", "texts",
+                 "texts_json")
 
     def __init__(self, shape: Shape, at: dict[str, int], source: tuple[int, tuple[str, ...]]
                  | None) -> None:
@@ -70,6 +73,15 @@ class _Plan:
         self.flat = [i for _, at in self.rest for i in (
             [i for _, i in at] if isinstance(at, list) else [at])]
         self.texts_json: dict[tuple[Any, ...], str] = {}
+        self.size = shape.size
+        # for `textrows`: where each column's value is among a pattern's groups (0: none), the
+        # texts of the JSON's values there, and the JSON of the texts met
+        self.groups = tuple(0 if at is None else at + 1 for at in (
+            *self.texts, self.summary, self.confidence, self.tags, self.expires,
+            self.superseded, self.stamp))
+        self.raw = itemgetter(*(i + 1 for i in self.flat)) if self.flat else None
+        self.raw_json: dict[Any, str | None] = {}
+        self.fixed = self.json([]) if self.rest and not self.flat else None  # {"source": {}}
 
     def columns(self, values: list[Any]) -> tuple[Any, ...] | None:
         """(id, category, confidence, created, expires_at, superseded_by, normalized hash,
@@ -83,12 +95,12 @@ class _Plan:
         summary = None if self.summary is None else values[self.summary]
         confidence = None if self.confidence is None else values[self.confidence]
         if (self.summary is not None and type(summary) is not str) or (
-                self.confidence is not None and not _exact_float(confidence)):
+                self.confidence is not None and not exact_float(confidence)):
             return None
-        tags = _tags(values[self.tags]) if self.tags is not None else "  "
+        tags = tag_column(values[self.tags]) if self.tags is not None else "  "
         expires = None if self.expires is None else values[self.expires]
         superseded = None if self.superseded is None else values[self.superseded]
-        if tags is None or not (_text_or_none(expires) and _text_or_none(superseded)):
+        if tags is None or not (text_or_none(expires) and text_or_none(superseded)):
             return None
         created = None
         if self.stamp is not None:
@@ -111,35 +123,17 @@ class _Plan:
         if all(type(v) is str or v is None for v in known):
             found = self.texts_json.get(known)
             if found is None:
-                found = self._json(values)
+                found = self.json(values)
                 if len(self.texts_json) >= 4096:
                     self.texts_json.clear()
                 self.texts_json[known] = found
             return found
-        return self._json(values)
+        return self.json(values)
 
-    def _json(self, values: list[Any]) -> str:
+    def json(self, values: list[Any]) -> str:
         return rowcodec.encode({
             name: {key: values[i] for key, i in at} if isinstance(at, list) else values[at]
             for name, at in self.rest})
-
-
-def _exact_float(value: Any) -> bool:
-    """A confidence its REAL column gives back (as `rowcodec.pack` tells)."""
-    return type(value) is float and _isfinite(value) and (value != 0.0
-                                                          or _copysign(1.0, value) > 0)
-
-
-def _text_or_none(value: Any) -> bool:
-    return value is None or (type(value) is str and value != "")
-
-
-def _tags(value: Any) -> str | None:
-    """The tags column of a list of words its text gives back; None for anything else."""
-    if type(value) is not list or not all(type(tag) is str for tag in value):
-        return None
-    joined = " ".join(value)
-    return f" {joined} " if joined.split() == value else None
 
 
 def _plan(shape: Shape) -> _Plan | None:
@@ -163,23 +157,28 @@ def _plan(shape: Shape) -> _Plan | None:
 _plans: dict[Shape, _Plan | None] = {}
 
 
+def _plan_of(shape: Shape) -> _Plan | None:
+    if shape in _plans:
+        return _plans[shape]
+    if len(_plans) >= 256:
+        _plans.clear()
+    plan = _plans[shape] = _plan(shape)
+    return plan
+
+
 def fused_rows(path: str, in_archive: bool
                ) -> tuple[Callable[[Shape, list[Any], str, int], Prepared],
-                          Callable[[Span], Prepared]]:
-    """The two makers of rows `yamlfast.load_part_rows` takes, for the file `path`: a plan's,
-    and `indexrows._columns` for every item the plans do not take."""
+                          Callable[[Span], Prepared], Callable[[Shape], ByText | None]]:
+    """The three makers of rows `yamlparts.load_part_rows` takes, for the file `path`: a
+    plan's from the values of an item, `indexrows._columns` for every item the plans do not
+    take, and a plan's from the texts of the values (`textrows.TextRows`), given a layout."""
     archived = int(in_archive)
 
     def other(span: Span) -> Prepared:
         return _columns(span[0], path, in_archive, *span[1:])
 
     def fused(shape: Shape, values: list[Any], chunk: str, line: int) -> Prepared:
-        if shape in _plans:
-            plan = _plans[shape]
-        else:
-            if len(_plans) >= 256:
-                _plans.clear()
-            plan = _plans[shape] = _plan(shape)
+        plan = _plan_of(shape)
         found = None if plan is None else plan.columns(values)
         if plan is None or found is None:
             return other(shape.spanned(values, chunk, line))
@@ -189,7 +188,15 @@ def fused_rows(path: str, in_archive: bool
                 superseded, norm, tags, None, line + 1, line + shape.size, plan.layout,
                 _digest(chunk[:-1]), content, summary, rest)
 
-    return fused, other
+    by_text: dict[Shape, ByText | None] = {}
+
+    def made(shape: Shape) -> ByText | None:
+        if shape not in by_text:
+            plan = _plan_of(shape)
+            by_text[shape] = None if plan is None else TextRows(plan, path, archived).row
+        return by_text[shape]
+
+    return fused, other, made
 
 
 class Preparer:
@@ -206,6 +213,6 @@ class Preparer:
         """The rows of a part of a file (`yamlfast.load_part`'s items `shift` lines into the
         file), the same as `file_rows` of that part gives; None when the part cannot be read
         apart from the rest."""
-        fused, other = fused_rows(path, path in self.archived)
-        rows = yamlfast.load_part_rows(text, path, shift, fused, other)
+        fused, other, made = fused_rows(path, path in self.archived)
+        rows = yamlparts.load_part_rows(text, path, shift, fused, other, made)
         return None if rows is None else FileRows(0, False, rows)
