@@ -158,16 +158,17 @@ def _confidence(text: str) -> float | None:
     return found  # type: ignore[no-any-return]
 
 
-# tags as loa-mem writes them, each word read as itself unless it is one of `WORDS`
-_TAG_WORDS = re.compile(r"\[([a-z][a-z0-9-]*(?:, [a-z][a-z0-9-]*)*)\]").fullmatch
+# tags as loa-mem writes them, each word one that reads as itself: not one of `WORDS`
+_TAG = "(?!(?:{})[,\\]])[a-z][a-z0-9-]*".format("|".join(
+    re.escape(word) for word in WORDS if word.islower()))
+_TAG_WORDS = re.compile(rf"\[{_TAG}(?:, {_TAG})*\]").fullmatch
 _tag_columns: dict[str, str | None] = {}
 
 
 def _tag_text(text: str) -> str | None:
     """The tags column of a flow list its text gives back (`tag_column`), or None."""
-    words = _TAG_WORDS(text)
-    if words is not None and WORDS.keys().isdisjoint(words.group(1).split(", ")):
-        return f" {words.group(1).replace(', ', ' ')} "
+    if _TAG_WORDS(text) is not None:
+        return f" {text[1:-1].replace(', ', ' ')} "
     found = _tag_columns.get(text, _NO)
     if found is _NO:
         try:
