@@ -149,6 +149,7 @@ ENTRY = ("- id: MEM-20260201-{n:08d}\n  category: fact\n  content: Words {n}.\n"
     ("  content: Words {n}.\n", "  content: Words {n}:x\n"),
     ("  category: fact\n", "  category: 'fact'\n"), ("  category: fact\n", "  category: on\n"),
     ("30:{s:02d}Z", "30:{s:02d}z"), ("2026-02-01T", "1969-12-31T"), ("T10:30", "T24:30"),
+    ("T10:30", "T00:00"), ("2026-02-01T10:30", "1970-01-01T00:00"), ("T10:30", "T23:59"),
     ("  summary: Words\n", "  summary: ''\n"), ("  summary: Words\n", "  summary: 'Words'\n"),
     ("  confidence: 0.95\n", "  confidence: 0.0\n"),
     ("  expires_at: null\n", "  expires_at: 2026-03-01T00:00:00Z\n"),

@@ -6,11 +6,11 @@ reader's rules (`yamlscalars.cached`) and then checked against what its column g
 each column has its own reader of a value's text: a text (id, category, content, summary) is
 told by the few tests of `yamlscalars.prose`; a confidence, an expiry or a successor is read
 once per distinct text; tags written as loa-mem writes them (`[a, b-c]`) are the column's words
-as they stand; a time written as loa-mem writes it is the sum of its day's time and its time of
-day (`clock.written_epoch`, both remembered); the row's JSON is made once per distinct texts of
-its values (sessions, ttls repeat). When a text is in a form no reader here is sure of, the item
-goes the plan's way (`row` gives None): both ways give the same row (a property test holds them
-to it).
+as they stand; a time written as loa-mem writes it is the sum of the times of its day, its minute
+and its second (`clock.written_epoch`, remembered); the row's JSON is made once per distinct
+texts of its values (sessions, ttls repeat). When a text is in a form no reader here is sure of,
+the item goes the plan's way (`row` gives None): both ways give the same row (a property test
+holds them to it).
 """
 
 from __future__ import annotations
@@ -197,22 +197,24 @@ def _nullable(text: str) -> Any:
 
 
 _days: dict[str, float] = {}  # "2026-02-01T": the Unix time of its midnight
-_moments: dict[str, float] = {}  # "10:30:00Z": seconds since midnight
+_minutes: dict[str, float] = {}  # "10:30:": seconds from midnight to that minute
+_SECONDS = {f"{second:02d}Z": float(second) for second in range(60)}
 
 
 def _written(text: str) -> float | None:
-    """`clock.written_epoch(text)`, from the times of its day and of its time of day met
-    before (a store's entries were written on a few days: a dict look-up each)."""
-    day, moment = _days.get(text[:11]), _moments.get(text[11:])
-    if day is not None and moment is not None:
-        return day + moment
+    """`clock.written_epoch(text)` as the sum of the times of its day, its minute and its
+    second (the first two remembered when met: a store's entries were written on a few days)."""
+    day, minute, second = (_days.get(text[:11]), _minutes.get(text[11:17]),
+                           _SECONDS.get(text[17:]))
+    if day is not None and minute is not None and second is not None:
+        return day + minute + second
     found = written_epoch(text)
     if found is not None:
         day = written_epoch(text[:11] + "00:00:00Z")
         if day is not None and len(_days) < 16384:
             _days[text[:11]] = day
-        if day is not None and len(_moments) < 90000:
-            _moments[text[11:]] = found - day
+        if day is not None:  # at most 1,440
+            _minutes[text[11:17]] = found - day - _SECONDS[text[17:]]
     return found
 
 
