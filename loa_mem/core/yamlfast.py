@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' imp
 
     # (data, first line, last line, {key: line offset from the first line}, text hash)
     Span = tuple[Any, int, int, dict[str, int], int]
-    # what a caller makes of an item of a known layout from its values (`load_part_rows`)
+    # what a caller makes of an item of a known layout from its values (`read_rows`)
     Fused = Callable[[Shape, list[Any], str, int], Any]
 
 
@@ -156,7 +156,8 @@ def read_rows(text: str, pieces: list[tuple[int, str]], path: str, shift: int, f
 
 
 def learn(chunk: str, shapes: list[Shape]) -> None:
-    """Put the layout of the item `chunk` first in `shapes` when it is one `_simple` reads."""
+    """Add the layout of the item `chunk` to `shapes` (first) when it is one `_simple` reads
+    and `shapes` does not hold it yet."""
     lines = chunk.split("\n")
     try:
         simple = _simple(lines, 0, len(lines) - chunk.endswith("\n"), chunk)
