@@ -11,9 +11,11 @@ committed once), warms the index once, then times each budgeted operation as a w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -21,6 +23,9 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from loa_mem.core import lock
+from loa_mem.memory.unsettled import LOCK, UNSETTLED
 
 ROOT = Path(__file__).resolve().parent.parent
 LOA_MEM = str(Path(sys.executable).with_name("loa-mem"))
@@ -84,6 +89,31 @@ def timed(command: list[str], root: Path, env: dict[str, str]) -> float:
     return elapsed
 
 
+def settled(root: Path, limit: float = 300.0) -> None:
+    """Wait until the background settler a large cold build may have started is done: the
+    index no longer marked unsettled and nobody holding its build lock. Deleting the clone
+    under a settler still writing fails ('Directory not empty')."""
+    folder = root / ".git" / "loa-mem"
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if not unsettled(folder) and lock.free(folder / LOCK):
+            return
+        time.sleep(0.05)
+    raise SystemExit(f"the index in {root} was still being settled after {limit:.0f} s")
+
+
+def unsettled(folder: Path) -> bool:
+    index = folder / "index.sqlite3"
+    if index.exists():
+        with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
+            try:
+                return db.execute("SELECT 1 FROM meta WHERE key=?",
+                                  (UNSETTLED,)).fetchone() is not None
+            except sqlite3.OperationalError:  # being renamed into place: ask again
+                return True
+    return False
+
+
 def median_of(runs: int, make: Callable[[int], list[str]], root: Path, env: dict[str, str]
               ) -> float:
     return statistics.median(timed(make(i), root, env) for i in range(runs))
@@ -98,6 +128,7 @@ def measure(size: int, root: Path, runs: int) -> list[tuple[str, float]]:
     for _ in range(2 if size <= 10_000 else 1):
         shutil.rmtree(root / ".git" / "loa-mem", ignore_errors=True)
         cold.append(timed([LOA_MEM, "validate"], root, env))
+        settled(root)  # the settler a large build leaves must not run under the next timings
     rows = [("validate, fresh clone (builds the index)", statistics.median(cold))]
     has_context = subprocess.run([LOA_MEM, "context", "--help"], cwd=root, env=env,
                                  capture_output=True, check=False).returncode == 0

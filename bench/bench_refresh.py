@@ -28,7 +28,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import LOA_MEM, NOW, ROOT, WORDS
+from bench import LOA_MEM, NOW, ROOT, WORDS, settled
 
 FACTS = "grimoires/loa/memory/facts.yaml"
 
@@ -101,6 +101,7 @@ def after(root: Path, runs: int, change: object, command: Callable[[int], list[s
 
 def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, str, str]]:
     run([LOA_MEM, "recall", "warm"], root)
+    settled(root)
     warm = median([run(query(i), root)[0] for i in range(runs)])
     pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng), query, seed=1)
     edited = after(root, runs, outside_edit, query, seed=2)
@@ -112,6 +113,7 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
     clone = where / f"clone-{size}"
     git(where, "clone", "-q", str(root), str(clone))
     fresh = run(query(3), clone)[0]
+    settled(clone)
     shutil.rmtree(clone)
     run([LOA_MEM, "validate"], root)
     checks = [run([LOA_MEM, "validate"], root) for _ in range(max(1, min(runs, 3)))]
