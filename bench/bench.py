@@ -57,8 +57,36 @@ def _entry(n: int, category: str, confidence: float, rng: random.Random) -> str:
             f"    timestamp: {stamp}\n  ttl: {ttl}\n  expires_at: null\n  tags: [{tags}]\n")
 
 
-def build_store(size: int, where: Path) -> Path:
-    root = where / f"store-{size}"
+def _written_entry(n: int, category: str, confidence: float, rng: random.Random) -> str:
+    """An entry as `remember` writes it, of a length and with fields as they vary in a real
+    store: texts of 8 to 60 words (long ones folded over several lines, some quoted for a
+    colon), a summary on half of them, the agent on half, sessions of a day, times to the
+    second."""
+    from loa_mem.core import yamlemit, yamlio
+
+    words = [rng.choice(WORDS) for _ in range(rng.choice((8, 12, 18, 25, 35, 45, 60)))]
+    if rng.random() < 0.3:
+        words[rng.randrange(len(words))] += ":"
+    content = f"Entry {n} about {' '.join(words)}."
+    day = f"2026-{rng.randint(1, 10):02d}-{rng.randint(1, 28):02d}"
+    source = {"session_id": f"session-{day}-{rng.randint(1, 8)}",
+              "timestamp": f"{day}T{rng.randint(8, 19):02d}:{rng.randint(0, 59):02d}:"
+                           f"{rng.randint(0, 59):02d}Z"}
+    if rng.random() < 0.5:
+        source["agent"] = rng.choice(("lead", "claude", "reviewer"))
+    data: dict[str, object] = {"id": f"MEM-{day.replace('-', '')}-{n:08d}",
+                               "category": category, "content": content}
+    if rng.random() < 0.5:
+        data["summary"] = " ".join(content.split()[:rng.choice((6, 12, 20))])
+    data.update({"confidence": confidence, "source": source, "ttl": "permanent",
+                 "expires_at": None, "tags": sorted({rng.choice(WORDS), rng.choice(WORDS)})})
+    return yamlemit.dump_item(data) or yamlio.dump_item(data)
+
+
+def build_store(size: int, where: Path, written: bool = False) -> Path:
+    """A committed store of `size` entries: each one line per key (`written`: as `remember`
+    writes entries of varied lengths, long texts folded over several lines)."""
+    root = where / f"{'written' if written else 'store'}-{size}"
     root.mkdir(parents=True)
     env = {**os.environ, "LOA_MEM_NOW": NOW}
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
@@ -70,7 +98,8 @@ def build_store(size: int, where: Path) -> Path:
     chunks: dict[str, list[str]] = {plural: [] for _, plural, _ in CATEGORIES}
     for n in range(1, size + 1):
         category, plural, confidence = CATEGORIES[n % len(CATEGORIES)]
-        chunks[plural].append(_entry(n, category, confidence, rng))
+        chunks[plural].append((_written_entry if written else _entry)(n, category, confidence,
+                                                                          rng))
     for plural, items in chunks.items():
         with open(memory / f"{plural}.yaml", "a", encoding="utf-8") as handle:
             handle.write("".join(items))

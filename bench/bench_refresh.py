@@ -5,7 +5,8 @@ processes with the venv's own `loa-mem`:
 - `recall QUERY` warm, and the first recall after one grimoire file changed outside loa-mem
   (20 entries appended, as a `git pull` brings them; one entry edited, as in an editor);
 - `context` warm, and the first context after 20 entries were appended outside loa-mem;
-- the first `recall QUERY` in a fresh clone (no index: it builds it);
+- the first `recall QUERY` in a fresh clone (no index: it builds it), of this store and of one
+  of entries as `remember` writes them (varied lengths, long texts folded over several lines);
 - `validate` with nothing changed, and the peak memory (RSS) of that validate;
 - the index's size beside the YAML it was built from.
 It prints one table with each figure's target.
@@ -115,6 +116,7 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
     fresh = run(query(3), clone)[0]
     settled(clone)
     shutil.rmtree(clone)
+    fresh_written = first_recall(built_apart(size, where, written=True), where)
     run([LOA_MEM, "validate"], root)
     checks = [run([LOA_MEM, "validate"], root) for _ in range(max(1, min(runs, 3)))]
     yaml_size = sum(p.stat().st_size for p in (root / "grimoires").rglob("*.yaml"))
@@ -129,6 +131,8 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
          f"<= {2 * context:.0f} (2x warm)"),
         ("first recall in a fresh clone", f"{fresh:.0f} ms",
          "<= 2500" if double else "<= 400" if big else ""),
+        ("the same, entries as remember writes", f"{fresh_written:.0f} ms",
+         "<= 2500" if double else "<= 400" if big else ""),
         ("validate, nothing changed", f"{median([c[0] for c in checks]):.0f} ms",
          "<= 1000" if double else ""),
         ("validate, peak RSS", f"{max(c[1] for c in checks)} MB", "<= 150" if double else ""),
@@ -137,14 +141,26 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
     ]
 
 
-def built_apart(size: int, where: Path) -> Path:
+def first_recall(root: Path, where: Path) -> float:
+    """The first recall in a fresh clone of the store at `root` (ms), which is then deleted."""
+    clone = where / f"clone-{root.name}"
+    git(where, "clone", "-q", str(root), str(clone))
+    elapsed = run(query(3), clone)[0]
+    settled(clone)
+    shutil.rmtree(clone)
+    shutil.rmtree(root)
+    return elapsed
+
+
+def built_apart(size: int, where: Path, written: bool = False) -> Path:
     """`build_store` in a process of its own: a child's peak RSS (`ru_maxrss`) starts from its
     parent's peak, so a bench process that held a 100,000-entry store's text would put its own
-    ~90 MB under every figure of the RSS row."""
+    ~90 MB under every figure of the RSS row. `written`: entries as `remember` writes them,
+    long texts folded over several lines."""
     code = ("import sys; from pathlib import Path; from bench import build_store; "
-            "print(build_store(int(sys.argv[1]), Path(sys.argv[2])))")
-    done = subprocess.run([sys.executable, "-c", code, str(size), str(where)], check=True,
-                          capture_output=True, text=True, cwd=Path(__file__).parent)
+            "print(build_store(int(sys.argv[1]), Path(sys.argv[2]), sys.argv[3] == '1'))")
+    done = subprocess.run([sys.executable, "-c", code, str(size), str(where), str(int(written))],
+                          check=True, capture_output=True, text=True, cwd=Path(__file__).parent)
     return Path(done.stdout.strip())
 
 

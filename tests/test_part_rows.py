@@ -17,7 +17,7 @@ from loa_mem.core import clock, yamlfast, yamlio
 from loa_mem.core.errors import InvalidFile
 from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.indexrows import FileRows, prepare
-from tests.test_fast_reader import ENTRIES, HEADER, RAW_VALUES
+from tests.test_fast_reader import ENTRIES, HEADER, RAW_VALUES, same
 
 PATH = "grimoires/loa/memory/facts.yaml"
 
@@ -68,16 +68,40 @@ TAGS = mostly(st.lists(WORD, max_size=4).map(lambda words: f"[{', '.join(words)}
                   lambda words: f"[{','.join(words)}]")))
 TEXTS = mostly(st.text(st.characters(codec="utf-8", categories=("L", "N", "P", "Zs", "S")),
                        max_size=60).map(lambda text: "Words " + text.strip()), ODD_TEXTS)
+# a continuation line of a folded value: words as loa-mem folds them, or text YAML reads
+# otherwise (a key, a comment, a quote, an indicator)
+FOLD_LINES = mostly(st.from_regex(r"[a-z]{1,8}( [a-z]{1,8}){0,3}\.?", fullmatch=True),
+                    st.sampled_from(["a: b", "#c", "x #y", "it''s", "'", "' tail", "- z", "[a]",
+                                     "é ü", "trailing ", "7", "", "  deeper", "k:", "x:y"]))
+
+
+@st.composite
+def folded(draw: st.DrawFn, deeper: str) -> str:
+    """A value folded over several lines, as loa-mem folds a long text (`deeper`: the
+    continuation lines' indentation), plain or single-quoted; sometimes continued otherwise
+    (another indentation, a quote closed early or never, a blank line)."""
+    first = draw(st.from_regex(r"[A-Z][a-z]{0,8}( [a-z]{1,8}){0,3}", fullmatch=True))
+    indent = draw(mostly(st.just(deeper), st.sampled_from(["   ", "     ", "        ", ""])))
+    more = draw(st.lists(FOLD_LINES, min_size=1, max_size=4))
+    text = first + "".join(f"\n{indent}{line}" if line else "\n" for line in more)
+    quote = draw(st.sampled_from(["", "", "'", "'", "'?"]))
+    if quote == "'?":  # opened, not closed; or closed on the first line
+        return draw(st.sampled_from([f"'{text}", f"'{first}'{text[len(first):]}"]))
+    return f"{quote}{text}{quote}"
+
+
 # each key and the texts its value takes; `source` holds the keys indented under it
 VALUES: dict[str, Any] = {
     "id": mostly(st.from_regex(r"MEM-2026[01][0-9]{3}-[a-z2-7]{8}", fullmatch=True),
                  ODD_TEXTS),
     "category": mostly(st.sampled_from(["fact", "decision", "error"]), ODD_TEXTS),
-    "content": TEXTS, "summary": mostly(st.sampled_from(["Words", "Words a"]), TEXTS),
+    "content": st.one_of(TEXTS, folded("    ")),
+    "summary": mostly(st.sampled_from(["Words", "Words a"]), st.one_of(TEXTS, folded("    "))),
     "confidence": mostly(st.sampled_from(["0.95", "0.5", "0.85"]), st.one_of(
         st.sampled_from(["1", "1.0", "0.0", "-0.0", "null", ".inf", "0.85 ", "'0.9'", "1e3"]),
         RAW_VALUES)),
-    "session_id": mostly(st.sampled_from(["s1", "s2", "bench", "manual"]), ODD_TEXTS),
+    "session_id": mostly(st.sampled_from(["s1", "s2", "bench", "manual"]),
+                         st.one_of(ODD_TEXTS, folded("      "))),
     "timestamp": TIMES,
     "agent": st.sampled_from(["claude", "null", "7"]),
     "ttl": mostly(st.sampled_from(["permanent", "30d", "90d"]), ODD_TEXTS),
@@ -158,6 +182,20 @@ ENTRY = ("- id: MEM-20260201-{n:08d}\n  category: fact\n  content: Words {n}.\n"
     ("    session_id: s1\n", "    session_id: 'a: b'\n"),
     ("  tags: [a, b-c]\n", "  tags: [a, b-c]\n\n"), ("  tags: [a, b-c]\n", "  tags: [a, b-c]\n#\n"),
     ("- id:", "-  id:"), ("  ttl: permanent\n", "  ttl: &x permanent\n"),
+    # long texts folded as loa-mem folds them, and continued otherwise
+    ("  content: Words {n}.\n", "  content: Words {n} and\n    more words.\n"),
+    ("  content: Words {n}.\n", "  content: 'Words: {n} and\n    more: words.'\n"),
+    ("  content: Words {n}.\n", "  content: 'Words {n} it''s\n    more\n    words'\n"),
+    ("  content: Words {n}.\n", "  content: Words {n} and\n     more words.\n"),
+    ("  content: Words {n}.\n", "  content: Words {n} and\n    more: words.\n"),
+    ("  content: Words {n}.\n", "  content: Words {n} and\n    # more words.\n"),
+    ("  content: Words {n}.\n", "  content: Words {n}\n\n    more words.\n"),
+    ("  content: Words {n}.\n", "  content: 'Words {n}' and\n    more words.\n"),
+    ("  content: Words {n}.\n", "  content: 7\n    8\n"),
+    ("  content: Words {n}.\n", "  content: |\n    Words {n}.\n"),
+    ("  summary: Words\n", "  summary: Words\n    and more\n"),
+    ("    session_id: s1\n", "    session_id: s1 and\n      more\n"),
+    ("    session_id: s1\n", "    session_id: s1 and\n    more\n"),
 ])
 def test_an_entry_unlike_the_others_gives_the_parsers_rows(change: tuple[str, str]) -> None:
     """One entry of a run of the same layout, or every one, with a value or a line the texts'
@@ -168,3 +206,13 @@ def test_an_entry_unlike_the_others_gives_the_parsers_rows(change: tuple[str, st
     same_as_the_parser("".join([*entries[:3], odd, *entries[4:]]))
     same_as_the_parser("".join(e.replace(old.format(n=n, s=n % 60), new.format(n=n, s=n % 60))
                                for n, e in enumerate(entries)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(items=st.lists(entries(), min_size=1, max_size=8))
+def test_folded_values_read_as_the_parser_reads_them(items: list[str]) -> None:
+    """Whichever values are folded and over how many lines, the whole-file reader and the
+    reader of parts give what the full parser gives (an item's lines included)."""
+    text = HEADER + "".join(items) * 2
+    same(text)
+    same_as_the_parser(text)

@@ -200,8 +200,8 @@ def _read(text: str, lines: list[str] | None, pieces: list[tuple[int, str]], pat
             if fused is None:
                 item = shape.span(chunk, start + shift, get, uncached)
             else:
-                values = shape.values(chunk, get, uncached)
-                item = None if values is None else fused(shape, values, chunk, start + shift)
+                taken = shape.values(chunk, get, uncached)
+                item = None if taken is None else fused(*taken, chunk, start + shift)
             if item is not None:
                 if shape is not shapes[0]:
                     shapes.remove(shape)
@@ -301,22 +301,27 @@ def read_pieces(pieces: list[tuple[int, str]], path: str) -> list[Located] | Non
     return found
 
 
-# one line of an item in the simple layout: its indent, its key, and " value" when there is one
-_SIMPLE = re.compile(r"^(- |  |    )([A-Za-z_][A-Za-z0-9_]*):( .*)?$", re.MULTILINE)
+# a key of an item in the simple layout: its indent ("- " or "  " for the item's own keys,
+# "    " for the keys of a mapping under one of them), its name, and " value" when there is one,
+# with the lines a value is continued on as loa-mem writes them (long texts are folded: two
+# spaces deeper than its key, something other than a space or a comment first)
+_SIMPLE = re.compile(r"^(?:(- |  )|(    ))([A-Za-z_][A-Za-z0-9_]*):"
+                     r"( .*(?:\n(?(2)      |    )[^ \n#].*)*)?$", re.MULTILINE)
 _KEYS: set[str] = set()  # names already known to read as themselves
 
 
 def _simple(lines: list[str], start: int, end: int, chunk: str
             ) -> tuple[Located, list[tuple[str, str, str]]] | None:
-    """The item and its lines' (indent, key, " value") when each of its lines is `key: value`
-    on one line, at most one level deep (what loa-mem writes for short texts); None for
-    anything else. `chunk`: its lines' text."""
+    """The item and its keys' (indent, key, " value") when each of its keys is `key: value`,
+    the value on one line or folded as loa-mem folds long texts, at most one level deep (what
+    loa-mem writes); None for anything else. `chunk`: its lines' text."""
     last = end - 1
     while last > start and (not lines[last].strip(" ") or lines[last].lstrip(" ")[:1] == "#"):
         last -= 1
-    found = _SIMPLE.findall(chunk)
+    found = [(top or nested, name, rest) for top, nested, name, rest in _SIMPLE.findall(chunk)]
     # every line up to the last one matched (the blank and comment lines after it never match)
-    if len(found) != last - start + 1 or found[0][0] != "- ":
+    if not found or found[0][0] != "- " or len(found) + sum(
+            rest.count("\n") for _, _, rest in found) != last - start + 1:
         return None
     data: dict[str, Any] = {}
     keys: dict[str, int] = {}
@@ -344,6 +349,7 @@ def _simple(lines: list[str], start: int, end: int, chunk: str
             else:
                 parent = data[name] = {}
                 parents.append(parent)
+        number += rest.count("\n")  # the lines its value is continued on
     if not all(parents):
         return None  # `key:` with nothing under it (null), left to the general reader
     return Located(data, start + 1, last + 1, keys, spanhash.of_lines(lines, start, last)), found

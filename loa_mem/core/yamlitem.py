@@ -7,17 +7,25 @@ scalars besides.
 
 from __future__ import annotations
 
-import re
-
 from loa_mem.core import spanhash
 from loa_mem.core.located import Located
-from loa_mem.core.yamlscalars import FLOW_ODD, UNSURE, Unsure, flow_list, fold, key, plain, quoted
+from loa_mem.core.yamlscalars import (
+    CONTINUED,
+    FLOW_ODD,
+    UNSURE,
+    Unsure,
+    closed,
+    flow_list,
+    fold,
+    key,
+    plain,
+    quoted,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # typing is not imported at run time: the catch-up paths' import budget
     from typing import Any
 
-_CONTINUED = re.compile(r"[^\s#](?:[^\t:#]|:(?=\S)|(?<=\S)#)*")
 
 
 class Item:
@@ -101,7 +109,7 @@ class Item:
     def _plain(self, rest: str, at: int, indent: int) -> tuple[Any, int]:
         end = self._continuation(at, indent)
         more = self.lines[at:end]
-        if any(line.strip(" ") and not _CONTINUED.fullmatch(line.strip(" ")) for line in more):
+        if any(line.strip(" ") and not CONTINUED.fullmatch(line.strip(" ")) for line in more):
             raise Unsure
         value = plain(fold([rest, *more]) if more else rest)
         if value is UNSURE or (more and not isinstance(value, str)):
@@ -111,7 +119,7 @@ class Item:
         return value, end
 
     def _quoted(self, rest: str, at: int, indent: int) -> tuple[Any, int]:
-        end = self._continuation(at, indent) if not _closed(rest) else at
+        end = self._continuation(at, indent) if not closed(rest) else at
         more = self.lines[at:end]
         value = quoted(fold([rest, *more]) if more else rest)
         if value is UNSURE:
@@ -173,12 +181,6 @@ class Item:
             items.append(value)
             self.last = found
             at = found + 1
-
-
-def _closed(rest: str) -> bool:
-    """Whether a single-quoted scalar starting `rest` ends on this line."""
-    body = rest[1:].replace("''", "")
-    return body.endswith("'") and body.count("'") == 1
 
 
 class Document(Item):

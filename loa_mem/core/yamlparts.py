@@ -91,19 +91,21 @@ def _run(text: str, shape: Shape, found: Any, line: int, shift: int, rows: list[
     read); the line and the place in `text` after them."""
     fused, made = makers
     places, pieces = left
-    item, size, get, make = shape.item, shape.size, VALUES.get, made(shape)
+    item, get, variant = shape.item, VALUES.get, shape.variant
     while True:
         groups = found.groups()
+        exact = variant(groups)  # the item's own lines, when a value is folded
+        make = made(exact)
         row = None if make is None else make(groups, line + shift)
         if row is None:
-            values = shape.read(groups[1:], get, uncached)
+            values = exact.read(groups[1:], get, uncached)
             if values is None:
                 places.append(len(rows))
                 pieces.append((line, groups[0] + "\n"))
             else:
-                row = fused(shape, values, groups[0] + "\n", line + shift)
+                row = fused(exact, values, groups[0] + "\n", line + shift)
         rows.append(row)
-        line += size
+        line += exact.size
         at = found.end()
         found = item(text, at)
         if found is None:

@@ -136,6 +136,33 @@ def fold(lines: list[str]) -> str:
     return "".join(out)
 
 
+# a continuation line of a plain scalar: no comment first, no ": ", " #" or tab inside
+CONTINUED = re.compile(r"[^\s#](?:[^\t:#]|:(?=\S)|(?<=\S)#)*")
+
+
+def closed(rest: str) -> bool:
+    """Whether a single-quoted scalar starting `rest` ends on this line."""
+    body = rest[1:].replace("''", "")
+    return body.endswith("'") and body.count("'") == 1
+
+
+def folded(text: str) -> str:
+    """The value of a plain or single-quoted scalar over several lines, `text` its lines as
+    they stand (the first one from the value's start), as `yamlitem` reads such a value: a
+    text, or `Unsure` for anything else (a plain value that reads as another type, a quoted
+    one closed before its last line, a continuation a plain scalar cannot hold)."""
+    first, *more = text.split("\n")
+    if first.startswith("'"):
+        value = UNSURE if closed(first) else quoted(fold([first, *more]))
+    elif all(CONTINUED.fullmatch(line.strip(" ")) for line in more if line.strip(" ")):
+        value = plain(fold([first, *more]))
+    else:
+        raise Unsure
+    if type(value) is not str:
+        raise Unsure
+    return value
+
+
 FLOW_ODD = re.compile(r"[\[\]{}'\"#&*!|>%@`:]")
 
 
@@ -172,6 +199,8 @@ def cached(text: str) -> Any:
 
 def uncached(text: str) -> Any:
     """`cached` of a text not in `VALUES`."""
+    if "\n" in text:  # a value over several lines, as a layout's pattern finds it
+        return folded(text)
     value = prose(text)
     if value is UNSURE:
         if _STAMP(text):

@@ -120,7 +120,7 @@ def _text(text: str) -> str | None:
     """The value of a scalar when it is a text (`yamlscalars.prose`, told inline for prose);
     None for any other value, or a text the fast reader does not read."""
     if text[:1].isalpha() and text[0].isascii() and text[-1] != " " and ":" not in text \
-            and "#" not in text and "\t" not in text:
+            and "#" not in text and "\t" not in text and "\n" not in text:
         return None if text in WORDS else text
     try:
         value = cached(text)
