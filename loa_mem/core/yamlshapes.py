@@ -46,8 +46,8 @@ class Shape:
     how many lines; `variant` gives the layout of the item it took, with that item's lines
     (`size`, `offsets`). The layouts of one set of keys share their pattern."""
 
-    __slots__ = ("counts", "item", "keys", "match", "names", "nested", "offsets", "plain",
-                 "size", "slots", "variants")
+    __slots__ = ("counts", "item", "keys", "match", "names", "nested", "offsets", "size",
+                 "slots", "unfolded", "variants")
 
     def __init__(self, found: list[tuple[str, str, str]], family: Shape | None = None) -> None:
         parts = []
@@ -74,9 +74,9 @@ class Shape:
                     slots.append((name, values, nested[-1][1]))  # its keys, as they come
             number += 1 + rest.count("\n")
         self.keys = tuple((indent, name, bool(rest)) for indent, name, rest in found)
-        # the lines each value is continued on, and the item's lines with none continued
+        # the lines each value is continued on; the item's lines and counts with none folded
         self.counts = tuple(rest.count("\n") for _, _, rest in found if rest)
-        self.plain = len(found)
+        self.unfolded = (len(found), (0,) * len(self.counts))
         if family is None:
             body = "\n".join(parts)
             self.match = re.compile(body + "\n").fullmatch
@@ -101,8 +101,9 @@ class Shape:
     def variant(self, groups: tuple[str, ...]) -> Shape:
         """The layout of the item this layout's pattern took, from the pattern's `groups` (its
         text without its last line break, then its values' texts)."""
-        if groups[0].count("\n") + 1 == self.plain:  # no value folded: most items
-            counts = (0,) * len(self.counts)
+        lines, none = self.unfolded
+        if groups[0].count("\n") + 1 == lines:  # no value folded
+            counts = none
         else:
             counts = tuple([text.count("\n") for text in groups[1:]])
         if counts == self.counts:
