@@ -131,7 +131,7 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
          f"<= {2 * context:.0f} (2x warm)"),
         ("first recall in a fresh clone", f"{fresh:.0f} ms",
          "<= 2500" if double else "<= 400" if big else ""),
-        ("the same, entries as remember writes", f"{fresh_written:.0f} ms",
+        ("fresh clone, remember's layout", f"{fresh_written:.0f} ms",
          "<= 2500" if double else "<= 400" if big else ""),
         ("validate, nothing changed", f"{median([c[0] for c in checks]):.0f} ms",
          "<= 1000" if double else ""),

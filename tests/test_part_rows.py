@@ -216,3 +216,20 @@ def test_folded_values_read_as_the_parser_reads_them(items: list[str]) -> None:
     text = HEADER + "".join(items) * 2
     same(text)
     same_as_the_parser(text)
+
+
+def test_more_line_arrangements_than_a_layout_remembers_read_alike() -> None:
+    """Entries of one set of keys whose texts fold over more arrangements of lines than a
+    layout keeps (each beyond them is made for its entry) give the parser's rows and lines."""
+    words = " ".join(["word"] * 30)
+    items = []
+    for n in range(320):
+        content = f"Words {n}" + "".join(f"\n    {words}" for _ in range(n % 20))
+        summary = "Sum" + "".join(f"\n    {words}" for _ in range(n // 20))
+        items.append(f"- id: MEM-20260201-{n:08d}\n  category: fact\n  content: {content}\n"
+                     f"  summary: {summary}\n  confidence: 0.9\n  source:\n    session_id: s1\n"
+                     f"    timestamp: 2026-02-01T10:30:00Z\n  tags: [a]\n")
+    text = HEADER + "".join(items)
+    same(text)
+    same_as_the_parser(text)
+    same_as_the_parser("".join(items[100:]), shift=7)
