@@ -7,11 +7,16 @@ holding the word."""
 
 from __future__ import annotations
 
+import json
+import sqlite3
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from loa_mem.memory import neighbours, rules
 from tests import support
 from tests.conftest import Cli, run_loa_mem
 from tests.test_recall_fast import through_typer
@@ -153,8 +158,6 @@ def test_notes_written_outside_a_session_are_never_neighbours(cli: Cli) -> None:
 
 
 def test_the_no_session_value_is_the_one_remember_records() -> None:
-    from loa_mem.memory import neighbours, rules
-
     assert rules.NO_SESSION in neighbours.NO_SESSIONS
 
 
@@ -167,3 +170,46 @@ def test_items_captured_without_a_session_are_not_neighbours(cli: Cli) -> None:
     found = [r["content"] for r in recalled(cli, "CI image")]
 
     assert found == ["Pin the CI image by digest."]
+
+
+def _scanned(db: Any, sources: list[int], shares: dict[int, float]) -> dict[int, float]:
+    """The neighbours as a scan of every entry finds them: for each source (with a session),
+    the nearest entry of its session on each side, nearest first by (time, row), within the
+    window."""
+    rows = db.execute("SELECT rowid, created_ts, json_extract(data, '$.source.session_id') "
+                      "FROM entries WHERE retired = 0").fetchall()
+    times = {rowid: (ts, name) for rowid, ts, name in rows}
+    found: dict[int, float] = {}
+    for rowid in sources:
+        ts, name = times[rowid]
+        if name in rules.NO_SESSIONS:
+            continue
+        here = (ts, rowid)
+        near = sorted((t, r) for r, (t, _) in times.items() if abs(t - ts) <= neighbours.WINDOW)
+        for side in (reversed([n for n in near if n < here]), [n for n in near if n > here]):
+            hit = next((r for _, r in side if times[r][1] == name), None)
+            if hit is not None:
+                found[hit] = max(found.get(hit, 0.0), shares[rowid])
+    return found
+
+
+@settings(max_examples=150, deadline=None)
+@given(entries=st.lists(st.tuples(st.sampled_from([0.0, 0.0, 60.0, 1800.0, 1801.0, 5000.0]),
+                                   st.sampled_from(["s1", "s2", "manual"]), st.booleans()),
+                        min_size=1, max_size=40),
+       picks=st.lists(st.integers(0, 39), min_size=1, max_size=3, unique=True))
+def test_the_neighbours_are_those_a_scan_of_every_entry_finds(
+        entries: list[tuple[float, str, bool]], picks: list[int]) -> None:
+    """Many entries written at one time (a store filled in one go), sessions interleaved,
+    archived ones among them: the nearest entry of the source's session on each side."""
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE entries(rowid INTEGER PRIMARY KEY, created_ts REAL, data TEXT, "
+               "retired INTEGER)")
+    db.execute("CREATE INDEX entries_time ON entries(created_ts)")
+    db.executemany("INSERT INTO entries VALUES(?, ?, ?, ?)", [
+        (n + 1, ts, json.dumps({"source": {"session_id": name}}), int(archived))
+        for n, (ts, name, archived) in enumerate(entries)])
+    sources = [n + 1 for n in picks if n < len(entries) and not entries[n][2]]
+    shares = {rowid: 1.0 / (place + 1) for place, rowid in enumerate(sources)}
+    found = neighbours._neighbours(db, ["e.retired = 0"], [], sources, shares)
+    assert found == _scanned(db, sources, shares)

@@ -16,7 +16,7 @@ from tests import support
 from tests.conftest import Cli, git, run_loa_mem
 
 FACTS = f"{support.MEMORY}/facts.yaml"
-LOOKUPS = {"entries_id", "entries_path", "entries_norm", "entries_live"}
+LOOKUPS = {"entries_id", "entries_path", "entries_norm", "entries_live", "entries_time"}
 
 
 def index_file(root: Path) -> Path:

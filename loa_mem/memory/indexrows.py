@@ -68,6 +68,9 @@ CREATE INDEX IF NOT EXISTS entries_norm ON entries(norm);
 -- warnings) so they read this index instead of every row's JSON.
 CREATE INDEX IF NOT EXISTS entries_live ON entries(retired, superseded_by, expires_at,
     confidence, category, created_ts, tier, id);
+-- The entries written near a time (recall's session neighbours), without a pass over every
+-- live entry.
+CREATE INDEX IF NOT EXISTS entries_time ON entries(created_ts);
 """
 
 # a row of `prepare` after its rowid; the path and the layout are looked up by their text

@@ -35,6 +35,7 @@ found no more evidence (r@10 0.54 at every setting) and was not kept.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any, NamedTuple
 
 # entries written outside any session have no neighbours (the recall fast path imports rules
@@ -108,11 +109,12 @@ def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int
         if row[2] is not None and row[2] not in NO_SESSIONS]
     if not placed:
         return {}
-    spans = " OR ".join("e.created_ts BETWEEN ? AND ?" for _ in placed)
+    spans = " OR ".join("n.created_ts BETWEEN ? AND ?" for _ in placed)
     bounds = [edge for _, ts, _ in placed for edge in (ts - WINDOW, ts + WINDOW)]
+    # CROSS JOIN: the times first (by their index), then the filter on those rows alone
     nearby = sorted((ts, rowid) for rowid, ts in db.execute(
-        f"SELECT e.rowid, e.created_ts FROM entries e WHERE ({spans}) AND "
-        + " AND ".join(where), [*bounds, *args]))
+        "SELECT e.rowid, e.created_ts FROM entries n CROSS JOIN entries e ON e.rowid = n.rowid "
+        f"WHERE ({spans}) AND " + " AND ".join(where), [*bounds, *args]))
     sessions: dict[int, Any] = {}
 
     def session(rowid: int) -> Any:
@@ -124,10 +126,18 @@ def _neighbours(db: Any, where: list[str], args: list[object], sources: list[int
 
     found: dict[int, float] = {}
     for rowid, ts, name in placed:
-        here = (ts, rowid)
-        for side in (reversed([n for n in nearby if ts - WINDOW <= n[0] and n < here]),
-                     (n for n in nearby if here < n and n[0] <= ts + WINDOW)):
-            hit = next((n[1] for n in side if session(n[1]) == name), None)
+        # outwards from the source in the sorted times, nearest first: entries written at
+        # one time (a store filled in one go) would make a scan of them all for each source
+        at = bisect_left(nearby, (ts, rowid))
+        for indexes in (range(at - 1, -1, -1), range(at, len(nearby))):
+            hit = None
+            for i in indexes:
+                when, other = nearby[i]
+                if abs(when - ts) > WINDOW:
+                    break
+                if other != rowid and session(other) == name:
+                    hit = other
+                    break
             if hit is not None:
                 found[hit] = max(found.get(hit, 0.0), shares[rowid])
     return found

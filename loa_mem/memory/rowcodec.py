@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 # The version of the index's layout: `indexrows`' tables and this module's rows. An index of
 # another version is built again. Here, not in `indexrows`: recall's fast path checks it and
 # must not import the fast reader that `indexrows` brings.
-SCHEMA_VERSION = "13"
+SCHEMA_VERSION = "14"
 
 
 def _c_encoder() -> Any:
