@@ -120,8 +120,9 @@ def timed(command: list[str], root: Path, env: dict[str, str]) -> float:
 
 def settled(root: Path, limit: float = 300.0) -> None:
     """Wait until the background settler a large cold build may have started is done: the
-    index no longer marked unsettled and nobody holding its build lock. Deleting the clone
-    under a settler still writing fails ('Directory not empty')."""
+    index no longer marked unsettled and nobody holding its build lock. Deleting a store under
+    a settler still writing fails ('Directory not empty'), and a command timed beside it is
+    timed against an index without its lookup indexes, on a shared core."""
     folder = root / ".git" / "loa-mem"
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
@@ -132,6 +133,7 @@ def settled(root: Path, limit: float = 300.0) -> None:
 
 
 def unsettled(folder: Path) -> bool:
+    """Whether the index in `folder` is marked as left for a settler."""
     index = folder / "index.sqlite3"
     if index.exists():
         with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
