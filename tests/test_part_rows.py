@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from loa_mem.core import clock, yamlfast, yamlio
+from loa_mem.core import clock, yamlfast, yamlio, yamlscalars
 from loa_mem.core.errors import InvalidFile
 from loa_mem.memory.fastrows import Preparer
 from loa_mem.memory.indexrows import FileRows, prepare
@@ -233,3 +233,20 @@ def test_more_line_arrangements_than_a_layout_remembers_read_alike() -> None:
     same(text)
     same_as_the_parser(text)
     same_as_the_parser("".join(items[100:]), shift=7)
+
+
+@settings(max_examples=400, deadline=None)
+@given(first=st.text(st.sampled_from("aZé7 :#-'\t\u2003x"), min_size=1, max_size=12),
+       more=st.lists(st.text(st.sampled_from("ab é:#-'[\u2003 "), max_size=10), min_size=1,
+                     max_size=4),
+       indent=st.sampled_from(["    ", "  ", "     "]))
+def test_a_folded_value_reads_as_the_yaml_parser_reads_it(first: str, more: list[str],
+                                                          indent: str) -> None:
+    """Whatever its lines hold, a value over several lines that the fast reader reads is
+    the value the full parser reads (`yamlscalars.folded`: otherwise it declines)."""
+    text = first + "".join(f"\n{indent}{line}" for line in more)
+    try:
+        value = yamlscalars.folded(text)
+    except yamlscalars.Unsure:
+        return
+    assert yamlio.load(f"key: {text}\n", "t.yaml") == {"key": value}

@@ -150,8 +150,19 @@ def folded(text: str) -> str:
     """The value of a plain or single-quoted scalar over several lines, `text` its lines as
     they stand (the first one from the value's start), as `yamlitem` reads such a value: a
     text, or `Unsure` for anything else (a plain value that reads as another type, a quoted
-    one closed before its last line, a continuation a plain scalar cannot hold)."""
-    first, *more = text.split("\n")
+    one closed before its last line, a continuation a plain scalar cannot hold, a blank
+    line, a tab)."""
+    lines = text.split("\n")
+    first, *more = lines
+    if "\t" in text or not all(line.strip(" ") for line in more):
+        raise Unsure  # a tab, or a blank line (a line break inside, none when last): the parser's
+    if first[:1].isalpha() and first[0].isascii():
+        # plain prose, the most of what loa-mem folds: told without the patterns (what the
+        # general way below gives such a text: its lines joined by one space)
+        parts = [line.strip(" ") for line in lines]
+        joined = " ".join(parts)
+        if not any(part[0].isspace() for part in parts) and _prose(joined):
+            return joined
     if first.startswith("'"):
         value = UNSURE if closed(first) else quoted(fold([first, *more]))
     elif all(CONTINUED.fullmatch(line.strip(" ")) for line in more if line.strip(" ")):
