@@ -25,7 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from loa_mem.core import lock
-from loa_mem.memory.unsettled import LOCK, UNSETTLED
+from loa_mem.memory import settler, unsettled
 
 ROOT = Path(__file__).resolve().parent.parent
 LOA_MEM = str(Path(sys.executable).with_name("loa-mem"))
@@ -126,20 +126,19 @@ def settled(root: Path, limit: float = 300.0) -> None:
     folder = root / ".git" / "loa-mem"
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
-        if not unsettled(folder) and lock.free(folder / LOCK):
+        if not _marked(folder) and lock.free(folder / unsettled.LOCK):
             return
         time.sleep(0.05)
     raise SystemExit(f"the index in {root} was still being settled after {limit:.0f} s")
 
 
-def unsettled(folder: Path) -> bool:
+def _marked(folder: Path) -> bool:
     """Whether the index in `folder` is marked as left for a settler."""
     index = folder / "index.sqlite3"
     if index.exists():
         with contextlib.closing(sqlite3.connect(f"file:{index}?mode=ro", uri=True)) as db:
             try:
-                return db.execute("SELECT 1 FROM meta WHERE key=?",
-                                  (UNSETTLED,)).fetchone() is not None
+                return settler.marked(db)
             except sqlite3.OperationalError:  # being renamed into place: ask again
                 return True
     return False

@@ -111,12 +111,10 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
     context_pulled = after(root, runs, lambda r, rng: outside_entries(r, 20, rng),
                            lambda i: [LOA_MEM, "context"], seed=3)
     git(root, "commit", "-qam", "edits", "--allow-empty")
-    clone = where / f"clone-{size}"
-    git(where, "clone", "-q", str(root), str(clone))
-    fresh = run(query(3), clone)[0]
-    settled(clone)
-    shutil.rmtree(clone)
-    fresh_written = first_recall(built_apart(size, where, written=True), where)
+    fresh = first_recall(root, where)
+    written = built_apart(size, where, written=True)
+    fresh_written = first_recall(written, where)
+    shutil.rmtree(written)
     run([LOA_MEM, "validate"], root)
     checks = [run([LOA_MEM, "validate"], root) for _ in range(max(1, min(runs, 3)))]
     yaml_size = sum(p.stat().st_size for p in (root / "grimoires").rglob("*.yaml"))
@@ -142,13 +140,12 @@ def measure(size: int, root: Path, where: Path, runs: int) -> list[tuple[str, st
 
 
 def first_recall(root: Path, where: Path) -> float:
-    """The first recall in a fresh clone of the store at `root` (ms), which is then deleted."""
+    """The first recall in a fresh clone of the store at `root` (ms); the clone is deleted."""
     clone = where / f"clone-{root.name}"
     git(where, "clone", "-q", str(root), str(clone))
     elapsed = run(query(3), clone)[0]
     settled(clone)
     shutil.rmtree(clone)
-    shutil.rmtree(root)
     return elapsed
 
 

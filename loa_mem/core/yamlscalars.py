@@ -165,7 +165,7 @@ def folded(text: str) -> str:
             return joined
     if first.startswith("'"):
         value = UNSURE if closed(first) else quoted(fold([first, *more]))
-    elif all(CONTINUED.fullmatch(line.strip(" ")) for line in more if line.strip(" ")):
+    elif all(CONTINUED.fullmatch(line.strip(" ")) for line in more):
         value = plain(fold([first, *more]))
     else:
         raise Unsure

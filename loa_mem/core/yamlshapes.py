@@ -73,7 +73,7 @@ class Shape:
                     nested.append((values, []))
                     slots.append((name, values, nested[-1][1]))  # its keys, as they come
             number += 1 + rest.count("\n")
-        self.keys = tuple((indent, name, bool(rest)) for indent, name, rest in found)
+        self.keys = key(found)
         # the lines each value is continued on; the item's lines and counts with none folded
         self.counts = tuple(rest.count("\n") for _, _, rest in found if rest)
         self.unfolded = (len(found), (0,) * len(self.counts))

@@ -32,6 +32,11 @@ def settle(db: sqlite3.Connection) -> None:
             db.execute(statement)
 
 
+def marked(db: sqlite3.Connection) -> bool:
+    """Whether the index open on `db` is marked as left unsettled (`coldbuild`)."""
+    return db.execute(f"SELECT 1 FROM meta WHERE key='{UNSETTLED}'").fetchone() is not None
+
+
 def settle_file(target: Path) -> bool:
     """Do the work a large build left (see the module's docstring) on the index at `target`,
     if it is still to do, each step a transaction of its own (a writer waits for one step
@@ -43,7 +48,7 @@ def settle_file(target: Path) -> bool:
                          isolation_level=None)
     try:
         db.execute("PRAGMA busy_timeout=30000")
-        if db.execute(f"SELECT 1 FROM meta WHERE key='{UNSETTLED}'").fetchone() is None:
+        if not marked(db):
             return False
         settle(db)  # each statement its own transaction (no BEGIN on this connection)
         db.execute(f"DELETE FROM meta WHERE key='{UNSETTLED}'")
