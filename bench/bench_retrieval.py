@@ -159,9 +159,13 @@ def build(root: Path, size: int, model: str | None, distractors: str = "natural"
 
 
 def _stems(text: str) -> set[str]:
+    """The text's words as the paraphrase check compares them: stop words out, suffixes cut,
+    and an irregular form as its family's base (recall matches "went" to "go")."""
     from loa_mem.memory.stopwords import STOP_WORDS
+    from loa_mem.memory.wordforms import base
 
     def stem(word: str) -> str:
+        word = base(word)
         for suffix in ("ing", "ed", "es", "s", "ly"):
             if word.endswith(suffix) and len(word) > len(suffix) + 3:
                 return word[: -len(suffix)]
@@ -224,24 +228,27 @@ def _table(root: Path, ids: list[str], queries: list[Query], modes: list[str]) -
 
 
 # lexical variants: (name, stop words: out | in | exact (matched, never as a prefix),
-# stemming, each word also as a prefix, bm25 weights of content, summary, tags)
-Variant = tuple[str, str, bool, bool, str]
+# stemming, each word also as a prefix, irregular forms joined, bm25 weights of content,
+# summary, tags)
+Variant = tuple[str, str, bool, bool, bool, str]
 VARIANTS: list[Variant] = [
-    ("stop words out, stemmed, prefix, 1/2/2", "out", True, True, "1.0, 2.0, 2.0"),
-    ("stop words matched", "in", True, True, "1.0, 2.0, 2.0"),
-    ("stop words matched exactly, not as prefix", "exact", True, True, "1.0, 2.0, 2.0"),
-    ("stop words out, not stemmed", "out", False, True, "1.0, 2.0, 2.0"),
-    ("stop words matched, not stemmed", "in", False, True, "1.0, 2.0, 2.0"),
-    ("stop words out, no prefix", "out", True, False, "1.0, 2.0, 2.0"),
-    ("stop words matched, no prefix", "in", True, False, "1.0, 2.0, 2.0"),
-    ("stop words out, weights 1/1/1", "out", True, True, "1.0, 1.0, 1.0"),
-    ("stop words out, weights 1/4/4", "out", True, True, "1.0, 4.0, 4.0"),
+    ("stop words out, stemmed, prefix, forms, 1/2/2", "out", True, True, True, "1.0, 2.0, 2.0"),
+    ("irregular forms not joined", "out", True, True, False, "1.0, 2.0, 2.0"),
+    ("stop words matched", "in", True, True, True, "1.0, 2.0, 2.0"),
+    ("stop words matched exactly, not as prefix", "exact", True, True, True, "1.0, 2.0, 2.0"),
+    ("stop words out, not stemmed", "out", False, True, True, "1.0, 2.0, 2.0"),
+    ("stop words matched, not stemmed", "in", False, True, True, "1.0, 2.0, 2.0"),
+    ("stop words out, no prefix", "out", True, False, True, "1.0, 2.0, 2.0"),
+    ("stop words matched, no prefix", "in", True, False, True, "1.0, 2.0, 2.0"),
+    ("stop words out, weights 1/1/1", "out", True, True, True, "1.0, 1.0, 1.0"),
+    ("stop words out, weights 1/4/4", "out", True, True, True, "1.0, 4.0, 4.0"),
 ]
 
 
-def _match(stop: str, prefix: bool) -> Any:
+def _match(stop: str, prefix: bool, forms: bool) -> Any:
     """A `scoring.match_expression` for one variant."""
     from loa_mem.memory.stopwords import STOP_WORDS
+    from loa_mem.memory.wordforms import alternatives
 
     def expression(query: str) -> str | None:
         terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
@@ -249,8 +256,11 @@ def _match(stop: str, prefix: bool) -> Any:
             terms = [t for t in terms if t not in STOP_WORDS] or terms
         if not terms:
             return None
-        return " OR ".join(f'"{t}"' + ("*" if prefix and not (
-            stop == "exact" and t in STOP_WORDS) else "") for t in dict.fromkeys(terms))
+        phrases = {f'"{t}"' + ("*" if prefix and not (stop == "exact" and t in STOP_WORDS)
+                               else ""): None for t in terms}
+        for term in terms if forms else ():
+            phrases.update((f'"{form}"', None) for form in alternatives(term))
+        return " OR ".join(phrases)
     return expression
 
 
@@ -273,10 +283,10 @@ def _lexical(root: Path, ids: list[str], sets: dict[str, list[Query]]) -> None:
     names = list(sets)
     print(f"{'lexical variant, no neighbours (r@10 / MRR)':45} "
           + " ".join(f"{n[:22]:>22}" for n in names))
-    for name, stop, stem, prefix, weights in VARIANTS:
+    for name, stop, stem, prefix, forms, weights in VARIANTS:
         if not stem:
             _tokenizer(root, "unicode61")
-        scoring.match_expression, scoring.FIELD_WEIGHTS = _match(stop, prefix), weights
+        scoring.match_expression, scoring.FIELD_WEIGHTS = _match(stop, prefix, forms), weights
         try:
             found = [quality(root, ids, sets[n], "lexical", neighbours=False) for n in names]
         finally:

@@ -42,7 +42,13 @@ def match_expression(query: str) -> str | None:
     from loa_mem.memory.stopwords import STOP_WORDS
 
     terms = [t for t in terms if t not in STOP_WORDS] or terms
-    return " OR ".join(f'"{t}"*' for t in dict.fromkeys(terms))
+    # -- irregular forms the stemmer cannot join (go/went): loa_mem.memory.wordforms --
+    from loa_mem.memory.wordforms import alternatives
+
+    phrases = {f'"{t}"*': None for t in terms}
+    for term in terms:
+        phrases.update((f'"{form}"', None) for form in alternatives(term))
+    return " OR ".join(phrases)
 
 
 def conditions(min_confidence: float, now_iso: str, *, include_archived: bool = False,
