@@ -142,8 +142,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for number, group in enumerate(groups):
             root = Path(tmp) / f"store-{number}"
-            questions = [q for asked in build(root, group, not args.no_sessions, args.captions)
-                         for q in asked if not wanted or q[2] in wanted]
+            try:
+                asked = build(root, group, not args.no_sessions, args.captions)
+            except (KeyError, TypeError, ValueError, AttributeError) as problem:
+                sys.exit(f"bench_locomo: {args.data} is not in LoCoMo's format ({problem!r})")
+            questions = [q for group_asked in asked for q in group_asked
+                         if not wanted or q[2] in wanted]
             if args.model:
                 config = root / ".loa.config.yaml"
                 config.write_text(config.read_text(encoding="utf-8").replace(
