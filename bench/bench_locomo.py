@@ -25,6 +25,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -83,8 +84,13 @@ def build(root: Path, samples: list[dict[str, Any]], sessions: bool, captions: b
                            f"  tags: []\n")
         asked = []
         for item in sample["qa"]:
-            # a few labels name a turn that does not exist ("D30:05"): counted as not there
-            evidence = [ids[e.strip()] for e in item.get("evidence", []) if e.strip() in ids]
+            # a few labels hold several ids ("D9:1 D4:4"), a stray colon ("D:11:26") or a
+            # leading zero ("D30:05"); a
+            # few name a turn that does not exist ("D10:19" of a 16-turn session): left out
+            labels = [re.sub(r":0+(?=\d)", ":", re.sub(r"^D:", "D", label))
+                      for given in item.get("evidence", [])
+                      for label in re.split(r"[\s,;]+", str(given)) if label]
+            evidence = [ids[label] for label in dict.fromkeys(labels) if label in ids]
             if evidence:
                 asked.append((str(item["question"]), evidence, str(item.get("category", ""))))
         questions.append(asked)

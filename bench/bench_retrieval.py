@@ -158,19 +158,19 @@ def build(root: Path, size: int, model: str | None, distractors: str = "natural"
     return [f"MEM-20261101-{n:05d}" for n in range(len(labelled))]
 
 
-def _stems(text: str) -> set[str]:
-    """The text's words as the paraphrase check compares them: stop words out, suffixes cut,
-    and an irregular form as its family's base (recall matches "went" to "go")."""
+def _stems(text: str, forms: bool = False) -> set[str]:
+    """The text's words as the paraphrase check compares them: stop words out, suffixes cut;
+    with `forms`, each word's irregular forms too (a query's "keep" matches "kept")."""
     from loa_mem.memory.stopwords import STOP_WORDS
-    from loa_mem.memory.wordforms import base
+    from loa_mem.memory.wordforms import alternatives
 
     def stem(word: str) -> str:
-        word = base(word)
         for suffix in ("ing", "ed", "es", "s", "ly"):
             if word.endswith(suffix) and len(word) > len(suffix) + 3:
                 return word[: -len(suffix)]
         return word
-    return {stem(w) for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS}
+    words = [w for w in re.findall(r"[a-z0-9]+", text.lower()) if w not in STOP_WORDS]
+    return {stem(w) for word in words for w in (word, *(alternatives(word) if forms else ()))}
 
 
 def quality(root: Path, ids: list[str], queries: list[Query], mode: str,
@@ -398,7 +398,7 @@ def main() -> None:
     labelled = _rows()[0]
     for name, queries in sets.items():
         sharing = sum(1 for q, evidence, para in queries if para and any(
-            _stems(q) & _stems(labelled[n][1]) for n in evidence))
+            _stems(q, forms=True) & _stems(labelled[n][1]) for n in evidence))
         print(f"{name}: {len(queries)} queries, {sum(1 for q in queries if q[2])} paraphrases "
               f"({sharing} sharing a word with their evidence)")
     with tempfile.TemporaryDirectory() as tmp:

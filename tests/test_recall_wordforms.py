@@ -1,6 +1,6 @@
 """Irregular word forms in lexical recall: a question in the base form ("when did we buy")
-finds the memory told in the past tense ("we bought"), and the other way round; the forms
-left out on purpose stay apart."""
+finds the memory told in the past tense ("we bought") first; a word already in an irregular
+form is matched as written; the families left out on purpose stay apart."""
 
 from __future__ import annotations
 
@@ -28,18 +28,19 @@ def test_a_question_in_the_base_form_finds_the_past_tense_first(cli: Cli) -> Non
     assert ids(cli, "buying")[:1] == [bought]
 
 
-def test_a_question_in_the_past_tense_finds_the_base_form(cli: Cli) -> None:
-    go = support.remember(cli, "Maria will go to the Lisbon conference in May.")
-    other = support.remember(cli, "The Lisbon conference has a security track.")
+def test_a_word_in_an_irregular_form_is_matched_as_written(cli: Cli) -> None:
+    went = support.remember(cli, "Maria went to the Lisbon conference in May.")
+    support.remember(cli, "Maria will go to the Berlin conference in June.")
 
-    assert ids(cli, "who went to the Lisbon conference") == [go, other]
+    # "went" does not bring every "go": the base's other uses would crowd the match out
+    assert ids(cli, "went") == [went]
 
 
-def test_irregular_plurals_join_their_singular(cli: Cli) -> None:
-    child = support.remember(cli, "Each child gets a visitor badge at the front desk.")
+def test_a_singular_finds_its_irregular_plural(cli: Cli) -> None:
+    children = support.remember(cli, "The children get visitor badges at the front desk.")
     people = support.remember(cli, "People from finance review refunds above 500 euros.")
 
-    assert ids(cli, "children") == [child]
+    assert ids(cli, "child") == [children]
     assert ids(cli, "which person") == [people]
 
 
@@ -60,9 +61,9 @@ def test_ambiguous_families_are_left_apart(cli: Cli) -> None:
 
 
 @pytest.mark.parametrize("word, expected", [
-    ("go", {"went", "gone"}), ("going", {"go", "went", "gone"}), ("goes", {"go", "went", "gone"}),
-    ("went", {"go", "gone"}), ("running", {"run", "ran"}), ("makes", {"make", "made"}),
-    ("children", {"child"}), ("paint", set()), ("", set()),
+    ("go", {"went", "gone"}), ("going", {"went", "gone"}), ("goes", {"went", "gone"}),
+    ("running", {"ran"}), ("makes", {"made"}), ("child", {"children"}),
+    ("went", set()), ("children", set()), ("left", set()), ("paint", set()), ("", set()),
 ])
 def test_alternatives(word: str, expected: set[str]) -> None:
     assert set(wordforms.alternatives(word)) == expected
@@ -74,12 +75,12 @@ def test_the_match_adds_each_words_forms_once() -> None:
     assert match_expression("the") == '"the"*'  # only stop words: kept, as before
 
 
-def test_every_form_finds_its_whole_family_and_no_other() -> None:
+def test_each_base_brings_its_own_forms_and_no_other() -> None:
     families = [line.split() for line in wordforms._FAMILIES.split("\n") if line.strip()]
     forms = [form for family in families for form in family]
     assert len(forms) == len(set(forms)), "a form in two families would join unrelated words"
-    for family in families:
-        assert not set(family) & STOP_WORDS, family  # a stop word never reaches the lookup
-        for form in family:
-            assert {form, *wordforms.alternatives(form)} == set(family)
-            assert wordforms.base(form) == family[0]
+    for base, *irregular in families:
+        assert not {base, *irregular} & STOP_WORDS  # a stop word never reaches the lookup
+        assert wordforms.alternatives(base) == tuple(irregular)
+        for form in irregular:
+            assert wordforms.alternatives(form) == ()

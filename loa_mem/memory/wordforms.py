@@ -2,11 +2,11 @@
 join: "When did she go to the support group?" finds "I went to a support group". The full-text
 index stems with Porter's algorithm, which joins "paints", "painted" and "painting" but leaves
 "go" and "went", "buy" and "bought", "child" and "children" apart. Questions ask in the base
-form ("did she go", "did he buy") about memories told in the past tense, so recall missed the
-very entry the question was about.
+form ("did she go", "did he buy") about memories told in the past tense, so recall ranked the
+very entry the question was about below others that merely shared its nouns.
 
-`alternatives(word)` gives the other forms of the word's family (none for most words), which
-the full-text match adds to the word. Left out on purpose: families whose forms are also
+`alternatives(word)` gives a base form's irregular forms (none for most words), which the
+full-text match adds to the word. Left out on purpose: families whose forms are also
 common words of another meaning (rise/rose, wind/wound, lie/lay, light/lit, bite/bit,
 tear/tore, bear/bore, spring/sprang, leaf/leaves, life/lives), where the extra matches would
 bring noise rather than the entry asked about; and be, have and do, whose forms are stop words.
@@ -171,11 +171,11 @@ def _families() -> dict[str, tuple[str, ...]]:
     return found
 
 
-def base(word: str) -> str:
-    """The base form of `word`'s family ("went" -> "go"), or the word itself."""
-    return _families().get(word, (word,))[0]
-
-
 def alternatives(word: str) -> tuple[str, ...]:
-    """The other forms of `word`'s family (lower case), or () when it has none."""
-    return tuple(form for form in _families().get(word, ()) if form != word)
+    """The irregular forms of `word` when it is a base form ("go", "goes" or "going" ->
+    "went", "gone"), else (). A word already in an irregular form ("went", "won", "children")
+    is matched as written: its base brings every other sense and use of a common verb ("won"
+    would find each "win-win"), and on LoCoMo's questions joining that way lost more
+    evidence than it found."""
+    forms = _families().get(word, ())
+    return () if word in forms[1:] else forms[1:]
