@@ -311,13 +311,14 @@ def _by_score(weight: float) -> Any:
 
 def _tune(root: Path, ids: list[str], queries: list[Query]) -> None:
     """Hybrid fusion variants on the tuning half: the lexical list's weight and the RRF k of
-    rank fusion, and fusion by score (cosine plus a share of bm25) instead."""
+    rank fusion (at the default weight, 1.0), and fusion by score (cosine plus a share of
+    bm25) instead."""
     from loa_mem.memory.semantic import fusion
 
     kept = fusion.LEXICAL_WEIGHT, fusion.RRF_K, fusion.fuse
     variants: list[tuple[str, float, int, Any]] = [
         (f"rank fusion, weight {w}, k 5", w, 5, kept[2]) for w in (0.1, 0.25, 0.5, 1.0)]
-    variants += [(f"rank fusion, weight 0.1, k {k}", 0.1, k, kept[2]) for k in (2, 20, 60, 120)]
+    variants += [(f"rank fusion, weight 1.0, k {k}", 1.0, k, kept[2]) for k in (2, 20, 60, 120)]
     variants += [(f"score fusion, cosine + {w} x bm25 share", 0.1, 5, _by_score(w))
                  for w in (0.05, 0.1, 0.2, 0.4)]
     print(f"{'hybrid variant, no neighbours (tuning half)':45} {'r@5':>6} {'r@10':>6} {'MRR':>6}")

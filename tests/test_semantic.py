@@ -167,3 +167,15 @@ def test_a_query_is_embedded_without_its_stop_words(semantic_cli: Cli) -> None:
 
     assert content_words("What is the relational store?") == "relational store?"
     assert content_words("what is it") == "what is it"  # only stop words: kept
+
+
+def test_hybrid_keeps_the_entry_holding_the_querys_words_first(semantic_cli: Cli) -> None:
+    # four entries near the query's meaning, none holding its words, and one holding them
+    for text in ("Relational tables keep the schema.", "SQLite storage gives persistence.",
+                 "Postgres tables hold the relational schema.", "SQL storage and schema."):
+        support.remember(semantic_cli, text)
+    rollout = support.remember(semantic_cli, "The kubernetes rollout starts on Monday.")
+
+    assert ids(semantic_cli, "monday database", "--mode", "semantic")[0] != rollout
+    # the word match weighs as much as the meaning: it is not buried under near meanings
+    assert ids(semantic_cli, "monday database")[0] == rollout
