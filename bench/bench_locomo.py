@@ -15,8 +15,9 @@ downloaded; give the path of `locomo10.json` from https://github.com/snap-resear
 `--store each` gives each conversation a store of its own (default: all ten in one store, so
 each question competes with every conversation's turns); `--no-sessions` records every turn
 outside a session, as `remember` does without --session, so no turn has session neighbours;
-`--captions` adds the caption of a shared photo to its turn's text. Questions of every
-category with evidence count (`--categories` picks some).
+`--captions` adds the caption of a shared photo to its turn's text, `--no-speakers` keeps a
+turn's text without its speaker's name. Questions of every category with evidence count
+(`--categories` picks some).
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ def _when(text: str) -> dt.datetime:
     return dt.datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
 
 
-def _turns(sample: dict[str, Any], tag: str, sessions: bool, captions: bool
-           ) -> list[tuple[str, str, str, str]]:
+def _turns(sample: dict[str, Any], tag: str, sessions: bool, captions: bool,
+           speakers: bool = True) -> list[tuple[str, str, str, str]]:
     """(dia id, content, session id, timestamp) of each turn of one conversation."""
     conversation = sample["conversation"]
     found = []
@@ -52,7 +53,7 @@ def _turns(sample: dict[str, Any], tag: str, sessions: bool, captions: bool
     while f"session_{n}" in conversation:
         start = _when(conversation[f"session_{n}_date_time"])
         for minute, turn in enumerate(conversation[f"session_{n}"]):
-            content = f"{turn['speaker']}: {turn['text']}"
+            content = f"{turn['speaker']}: {turn['text']}" if speakers else str(turn["text"])
             if captions and turn.get("blip_caption"):
                 content += f" [shares {turn['blip_caption']}]"
             stamp = (start + dt.timedelta(minutes=minute)).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -62,8 +63,8 @@ def _turns(sample: dict[str, Any], tag: str, sessions: bool, captions: bool
     return found
 
 
-def build(root: Path, samples: list[dict[str, Any]], sessions: bool, captions: bool
-          ) -> list[list[Question]]:
+def build(root: Path, samples: list[dict[str, Any]], sessions: bool, captions: bool,
+          speakers: bool = True) -> list[list[Question]]:
     """One store of the samples' turns; each sample's questions over the store's ids."""
     root.mkdir(parents=True)
     for command in (["git", "init", "-q"], ["git", "config", "user.name", "bench"],
@@ -76,7 +77,7 @@ def build(root: Path, samples: list[dict[str, Any]], sessions: bool, captions: b
     for number, sample in enumerate(samples):
         tag = str(sample.get("sample_id", number))
         ids: dict[str, str] = {}
-        for dia, content, session, stamp in _turns(sample, tag, sessions, captions):
+        for dia, content, session, stamp in _turns(sample, tag, sessions, captions, speakers):
             ids[dia] = f"MEM-20230101-{len(entries):05d}"
             entries.append(f"- id: {ids[dia]}\n  category: fact\n  content: {_quote(content)}\n"
                            f"  confidence: 0.9\n  source:\n    session_id: {session}\n"
@@ -120,13 +121,31 @@ def quality(root: Path, questions: list[Question], mode: str, neighbours: bool
     return found
 
 
-def _forms_off() -> Any:
-    """The lexical match without irregular word forms (what they are worth)."""
-    from loa_mem.memory import wordforms
+# (row, mode, session neighbours, irregular forms joined, stop words out of the match)
+LEXICAL_ROWS = [
+    ("lexical", "lexical", True, True, True),
+    ("lexical, no session neighbours", "lexical", False, True, True),
+    ("lexical, no neighbours, irregular forms not joined", "lexical", False, False, True),
+    ("lexical, stop words matched, no forms or neighbours", "lexical", False, False, False),
+]
+MODEL_ROWS = [("semantic", "semantic", False, True, True), ("hybrid", "hybrid", True, True, True)]
 
-    kept = wordforms.alternatives
-    wordforms.alternatives = lambda word: ()
-    return lambda: setattr(wordforms, "alternatives", kept)
+
+def measured(root: Path, questions: list[Question], row: tuple[str, str, bool, bool, bool]
+             ) -> list[tuple[float, float, float]]:
+    """`quality` for one row: the irregular forms and the stop words set aside when it says."""
+    from loa_mem.memory import stopwords, wordforms
+
+    _, mode, neighbours, forms, stop_words_out = row
+    kept = wordforms.alternatives, stopwords.STOP_WORDS
+    if not forms:
+        wordforms.alternatives = lambda word: ()
+    if not stop_words_out:
+        stopwords.STOP_WORDS = frozenset()
+    try:
+        return quality(root, questions, mode, neighbours)
+    finally:
+        wordforms.alternatives, stopwords.STOP_WORDS = kept
 
 
 def main() -> None:
@@ -135,6 +154,7 @@ def main() -> None:
     parser.add_argument("--store", choices=["one", "each"], default="one")
     parser.add_argument("--no-sessions", action="store_true")
     parser.add_argument("--captions", action="store_true")
+    parser.add_argument("--no-speakers", action="store_true", help="a turn's text alone")
     parser.add_argument("--categories", default="", help="e.g. 1,2,3,4 (default: all)")
     parser.add_argument("--model", help="a model2vec model folder: semantic and hybrid rows too")
     args = parser.parse_args()
@@ -149,7 +169,8 @@ def main() -> None:
         for number, group in enumerate(groups):
             root = Path(tmp) / f"store-{number}"
             try:
-                asked = build(root, group, not args.no_sessions, args.captions)
+                asked = build(root, group, not args.no_sessions, args.captions,
+                              not args.no_speakers)
             except (KeyError, TypeError, ValueError, AttributeError) as problem:
                 sys.exit(f"bench_locomo: {args.data} is not in LoCoMo's format ({problem!r})")
             questions = [q for group_asked in asked for q in group_asked
@@ -159,22 +180,12 @@ def main() -> None:
                 config.write_text(config.read_text(encoding="utf-8").replace(
                     "\n  retrieval:", f"\n  retrieval:\n    model: {args.model}"),
                     encoding="utf-8")
-            for name, mode, neighbours, forms in (
-                    ("lexical", "lexical", True, True),
-                    ("lexical, no session neighbours", "lexical", False, True),
-                    ("lexical, no neighbours, irregular forms not joined", "lexical", False,
-                     False),
-                    *((("semantic", "semantic", False, True), ("hybrid", "hybrid", True, True))
-                      if args.model else ())):
-                restore = None if forms else _forms_off()
-                try:
-                    rows.setdefault(name, []).extend(quality(root, questions, mode, neighbours))
-                finally:
-                    if restore:
-                        restore()
+            for row in LEXICAL_ROWS + (MODEL_ROWS if args.model else []):
+                rows.setdefault(row[0], []).extend(measured(root, questions, row))
     count = len(next(iter(rows.values())))
     print(f"LoCoMo: {len(samples)} conversations, {count} questions with evidence; "
           f"store: {args.store}; sessions: {'no' if args.no_sessions else 'yes'}; "
+          f"speakers: {'no' if args.no_speakers else 'yes'}; "
           f"captions: {'yes' if args.captions else 'no'}")
     print(f"{'mode':52} {'r@5':>6} {'r@10':>6} {'MRR':>6}")
     for name, found in rows.items():

@@ -56,6 +56,16 @@ def test_the_bench_reports_the_evidence_found(tmp_path: Path) -> None:
     # "went" ranks first for "go" only with the irregular forms (MRR)
     assert rows["lexical, no session neighbours"][2] == round(2 / 3, 3)
     assert rows["lexical, no neighbours, irregular forms not joined"][2] < round(2 / 3, 3)
+    assert set(rows) == {"lexical", "lexical, no session neighbours",
+                         "lexical, no neighbours, irregular forms not joined",
+                         "lexical, stop words matched, no forms or neighbours"}
+
+    each = subprocess.run([sys.executable, str(BENCH), str(path), "--store", "each",
+                           "--no-speakers", "--categories", "2"], capture_output=True,
+                          text=True, check=True)
+    assert "2 conversations, 1 questions with evidence; store: each" in each.stdout
+    assert "speakers: no" in each.stdout
+    assert _rows(each.stdout)["lexical"][1] == 1.0
 
 
 def test_a_missing_or_foreign_data_file_is_one_line(tmp_path: Path) -> None:
