@@ -17,7 +17,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 # one family a line: the base form first, then its irregular forms
-_FAMILIES = """
+_VERBS = """
 arise arose arisen
 awake awoke awoken
 beat beaten
@@ -121,6 +121,10 @@ weep wept
 win won
 withdraw withdrew withdrawn
 write wrote written
+"""
+
+# one family a line: the singular, then its irregular plural
+_NOUNS = """
 child children
 person people
 man men
@@ -159,14 +163,19 @@ def _regular(base: str) -> list[str]:
     return [third, ing]
 
 
+def families() -> list[tuple[str, ...]]:
+    """Every family, verbs then nouns: (base, irregular forms...)."""
+    return [tuple(line.split()) for line in (_VERBS + _NOUNS).split("\n") if line.strip()]
+
+
 @lru_cache(maxsize=1)
-def _families() -> dict[str, tuple[str, ...]]:
+def _lookup() -> dict[str, tuple[str, ...]]:
+    """Each form of each family, and each verb's regular -s and -ing forms (a noun's are not
+    words: "manning" is a name), to its family."""
     found: dict[str, tuple[str, ...]] = {}
-    for line in _FAMILIES.split("\n"):
-        forms = tuple(line.split())
-        if not forms:
-            continue
-        for key in (*forms, *_regular(forms[0])):
+    verbs = {tuple(line.split()) for line in _VERBS.split("\n") if line.strip()}
+    for forms in families():
+        for key in (*forms, *(_regular(forms[0]) if forms in verbs else ())):
             found.setdefault(key, forms)
     return found
 
@@ -177,5 +186,5 @@ def alternatives(word: str) -> tuple[str, ...]:
     is matched as written: its base brings every other sense and use of a common verb ("won"
     would find each "win-win"), and on LoCoMo's questions joining that way lost more
     evidence than it found."""
-    forms = _families().get(word, ())
+    forms = _lookup().get(word, ())
     return () if word in forms[1:] else forms[1:]
