@@ -33,7 +33,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_retrieval import LOA_MEM, _quote  # beside this file
+from bench_retrieval import LOA_MEM, _match, _quote, scored  # beside this file
 
 NOW = "2024-06-01T00:00:00Z"
 Question = tuple[str, list[str], str]  # text, evidence entry ids, category
@@ -115,9 +115,7 @@ def quality(root: Path, questions: list[Question], mode: str, neighbours: bool
     for text, evidence, _ in questions:
         hits = [h.id for h in rank(store.index.db, Filters(query=text, limit=10, mode=mode),
                                    0.2, retrieval)]
-        ranks = [i + 1 for i, hit in enumerate(hits) if hit in evidence]
-        found.append((sum(1 for r in ranks if r <= 5) / len(evidence),
-                      len(ranks) / len(evidence), 1 / ranks[0] if ranks else 0.0))
+        found.append(scored(hits, set(evidence)))
     return found
 
 
@@ -133,19 +131,17 @@ MODEL_ROWS = [("semantic", "semantic", False, True, True), ("hybrid", "hybrid", 
 
 def measured(root: Path, questions: list[Question], row: tuple[str, str, bool, bool, bool]
              ) -> list[tuple[float, float, float]]:
-    """`quality` for one row: the irregular forms and the stop words set aside when it says."""
-    from loa_mem.memory import stopwords, wordforms
+    """`quality` for one row, its full-text match made as the row says (stop words, forms)."""
+    from loa_mem.memory import scoring
 
     _, mode, neighbours, forms, stop_words_out = row
-    kept = wordforms.alternatives, stopwords.STOP_WORDS
-    if not forms:
-        wordforms.alternatives = lambda word: ()
-    if not stop_words_out:
-        stopwords.STOP_WORDS = frozenset()
+    kept = scoring.match_expression
+    if not (forms and stop_words_out):
+        scoring.match_expression = _match("out" if stop_words_out else "in", True, forms)
     try:
         return quality(root, questions, mode, neighbours)
     finally:
-        wordforms.alternatives, stopwords.STOP_WORDS = kept
+        scoring.match_expression = kept
 
 
 def main() -> None:

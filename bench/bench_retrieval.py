@@ -173,6 +173,14 @@ def _stems(text: str, forms: bool = False) -> set[str]:
     return {stem(w) for word in words for w in (word, *(alternatives(word) if forms else ()))}
 
 
+def scored(hits: list[str], wanted: set[str]) -> tuple[float, float, float]:
+    """One question's (recall@5, recall@10, reciprocal rank of the first evidence) from its
+    ranked hits (ids, best first)."""
+    ranks = [i + 1 for i, hit in enumerate(hits) if hit in wanted]
+    return (sum(1 for r in ranks if r <= 5) / len(wanted), len(ranks) / len(wanted),
+            1 / ranks[0] if ranks else 0.0)
+
+
 def quality(root: Path, ids: list[str], queries: list[Query], mode: str,
             neighbours: bool = True) -> dict[str, float]:
     from loa_mem.memory.recall import Filters, rank
@@ -189,10 +197,7 @@ def quality(root: Path, ids: list[str], queries: list[Query], mode: str,
         for part in parts:
             hits += [h.id for h in rank(db, Filters(query=query, limit=10, mode=part), 0.2,
                                         retrieval) if h.id not in hits]
-        wanted = {ids[n] for n in evidence}
-        ranks = [i + 1 for i, hit in enumerate(hits) if hit in wanted]
-        found[paraphrase].append((sum(1 for r in ranks if r <= 5) / len(wanted),
-                                  len(ranks) / len(wanted), 1 / ranks[0] if ranks else 0.0))
+        found[paraphrase].append(scored(hits, {ids[n] for n in evidence}))
     every = found[False] + found[True]
 
     def mean(values: list[tuple[float, float, float]], i: int) -> float:

@@ -163,9 +163,13 @@ def _regular(base: str) -> list[str]:
     return [third, ing]
 
 
+def _parsed(table: str) -> list[tuple[str, ...]]:
+    return [tuple(line.split()) for line in table.split("\n") if line.strip()]
+
+
 def families() -> list[tuple[str, ...]]:
     """Every family, verbs then nouns: (base, irregular forms...)."""
-    return [tuple(line.split()) for line in (_VERBS + _NOUNS).split("\n") if line.strip()]
+    return _parsed(_VERBS) + _parsed(_NOUNS)
 
 
 @lru_cache(maxsize=1)
@@ -173,10 +177,10 @@ def _lookup() -> dict[str, tuple[str, ...]]:
     """Each form of each family, and each verb's regular -s and -ing forms (a noun's are not
     words: "manning" is a name), to its family."""
     found: dict[str, tuple[str, ...]] = {}
-    verbs = {tuple(line.split()) for line in _VERBS.split("\n") if line.strip()}
-    for forms in families():
-        for key in (*forms, *(_regular(forms[0]) if forms in verbs else ())):
-            found.setdefault(key, forms)
+    for table, regular in ((_VERBS, True), (_NOUNS, False)):
+        for forms in _parsed(table):
+            for key in (*forms, *(_regular(forms[0]) if regular else ())):
+                found.setdefault(key, forms)
     return found
 
 
