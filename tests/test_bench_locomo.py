@@ -78,3 +78,28 @@ def test_a_missing_or_foreign_data_file_is_one_line(tmp_path: Path) -> None:
         assert ran.returncode == 1
         assert ran.stderr.startswith("bench_locomo: ") and said in ran.stderr
         assert "Traceback" not in ran.stderr and len(ran.stderr.splitlines()) == 1
+
+
+def test_with_a_model_the_bench_adds_meaning_and_the_two_top_tens_together(
+        tmp_path: Path) -> None:
+    from tests.semantic_support import build_model
+
+    turns = [("Caroline", "We use postgresql for the storage layer."),
+             ("Melanie", "The release ships on monday.")]
+    turns += [("Maria", f"The team is in the office on day {n}.") for n in range(14)]
+    data = [_sample("conv-a", turns, [
+        {"question": "Which relational database?", "evidence": ["D1:1"], "category": 1},
+        {"question": "When is the release?", "evidence": ["D1:2"], "category": 2}])]
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    ran = subprocess.run([sys.executable, str(BENCH), str(path), "--no-sessions", "--model",
+                          str(build_model(tmp_path))], capture_output=True, text=True,
+                         check=True)
+
+    rows = _rows(ran.stdout)
+    # the paraphrase shares no word with its turn: only the meaning ranking finds it
+    assert rows["lexical, no session neighbours"][1] == 0.5
+    assert rows["semantic"][1] == 1.0 and rows["hybrid, no session neighbours"][1] == 1.0
+    # the union row prints recall@10 alone, over both top 10s
+    assert rows["lexical top 10 + semantic top 10 (20 results)"] == [1.0]
