@@ -46,7 +46,13 @@ def required_args(command: Any) -> list[str]:
 def on_terminal(root: Path, *args: str, columns: int = 80,
                 env: dict[str, str] | None = None) -> str:
     """Run loa-mem as a real process whose stdout is a terminal `columns` wide; what it printed
-    there (stderr separately is not needed: these tests read the tables)."""
+    there (these tests read the tables)."""
+    return on_terminal_with_errors(root, *args, columns=columns, env=env)[0]
+
+
+def on_terminal_with_errors(root: Path, *args: str, columns: int = 80,
+                            env: dict[str, str] | None = None) -> tuple[str, str]:
+    """As `on_terminal`: what the process printed on the terminal, and on stderr."""
     leader, follower = pty.openpty()
     full_env = {**os.environ, "COLUMNS": str(columns), "LINES": "50", "TERM": "xterm",
                 **(env or {})}
@@ -67,4 +73,4 @@ def on_terminal(root: Path, *args: str, columns: int = 80,
         errors = process.stderr.read().decode()
         assert process.wait() == 0, errors
     os.close(leader)
-    return b"".join(chunks).decode().replace("\r\n", "\n")
+    return b"".join(chunks).decode().replace("\r\n", "\n"), errors

@@ -13,6 +13,7 @@ import pytest
 from tests import support
 from tests.conftest import Cli
 from tests.semantic_support import build_model
+from tests.terminal_support import on_terminal_with_errors
 
 POSTGRES = "Use PostgreSQL for the database layer: JSONB support."
 FLAKY = "Flaky pytest suite in CI came from a mocked clock."
@@ -179,3 +180,27 @@ def test_hybrid_keeps_the_entry_holding_the_querys_words_first(semantic_cli: Cli
     assert ids(semantic_cli, "monday database", "--mode", "semantic")[0] != rollout
     # the word match weighs as much as the meaning: it is not buried under near meanings
     assert ids(semantic_cli, "monday database")[0] == rollout
+
+
+def test_at_a_terminal_auto_mode_says_its_model_was_never_fetched(cli: Cli, store: Path,
+                                                                   tiny_model: Path) -> None:
+    support.remember(cli, POSTGRES, "decision", "--confidence", "0.95")
+
+    shown, said = on_terminal_with_errors(store, "recall", "database")
+    assert "PostgreSQL" in shown  # lexical recall still answers
+    assert said.startswith("loa-mem: recall is lexical until the embedding model "
+                           "minishlab/potion-base-8M is fetched")
+    assert "--mode hybrid" in said and len(said.strip().splitlines()) == 1
+    # a pipe (an agent, a script) gets the results alone
+    assert cli.ok("recall", "database").stderr == ""
+
+    configure(store, mode="lexical")  # lexical by choice: nothing to say
+    assert on_terminal_with_errors(store, "recall", "database")[1] == ""
+
+
+def test_at_a_terminal_a_model_at_hand_needs_no_note(cli: Cli, store: Path,
+                                                     tiny_model: Path) -> None:
+    support.remember(cli, POSTGRES, "decision", "--confidence", "0.95")
+    configure(store, model=str(tiny_model))
+    shown, said = on_terminal_with_errors(store, "recall", "database", columns=200)
+    assert "PostgreSQL" in shown and said == ""

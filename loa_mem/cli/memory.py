@@ -126,7 +126,7 @@ def recall(
                        ] = False,
     mode: Annotated[str | None, typer.Option(
         "--mode", help="lexical, semantic or hybrid (default: retrieval.mode, else hybrid "
-        "with the semantic extra, lexical without).")] = None,
+        "once the semantic extra's model is fetched, lexical before).")] = None,
     root: Root = None, no_commit: NoCommit = False, as_json: Json = False,
 ) -> None:
     """Find the memories that matter now, best first. Read-only unless --track."""
@@ -142,7 +142,8 @@ def recall(
         store, query=query, categories=tuple(category or ()), tags=tuple(tag or ()),
         min_confidence=min_confidence, limit=limit, include_expired=include_expired,
         include_superseded=include_superseded, include_archived=include_archived, mode=mode)
-    result = do_recall(store, filters, track, events.actor(), not no_commit)
+    result = do_recall(store, filters, track, events.actor(), not no_commit,
+                       at_terminal=sys.stdout.isatty() and not as_json)
     emit(result if not explain else result._replace(explain=True),
          as_json, views.recalled)
 

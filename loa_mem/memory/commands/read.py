@@ -5,17 +5,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from loa_mem.core import clock, git, githistory
+from loa_mem.core import clock, git, githistory, notices
 from loa_mem.memory import rules as model
 from loa_mem.memory.recall import Filters, Recalled, rank
 from loa_mem.memory.store import Store
 
 
 def recall(store: Store, filters: Filters, track: bool, actor: str,
-           commit: bool = True) -> Recalled:
+           commit: bool = True, at_terminal: bool = False) -> Recalled:
+    """`at_terminal`: a person reads the results, and is told when recall stays lexical only
+    because the semantic extra's model was never fetched."""
     store.config.require_memory("recall")
     hits = rank(store.index.db, filters, float(store.config.retrieval["recency_weight"]),
                 store.config.retrieval)
+    if at_terminal and filters.query:
+        from loa_mem.memory.semantic.fusion import unfetched_model
+
+        note = unfetched_model(store.config.retrieval, filters.mode)
+        if note:
+            notices.add(note)
     if not (track and hits):
         return Recalled(filters.query, hits)
     from loa_mem.memory.commands.lifecycle import track as count_applications

@@ -102,6 +102,21 @@ def settings(retrieval: dict[str, Any], requested: str = "") -> Settings:
                     bool(retrieval.get("neighbours", True)))
 
 
+def unfetched_model(retrieval: dict[str, Any], requested: str = "") -> str | None:
+    """What a recall at a terminal says when auto mode stays lexical only because the model
+    was never fetched (the semantic extra is installed): installing the extra does not start a
+    download, so without this note its first recall would look like the extra did nothing."""
+    if requested or str(retrieval.get("mode") or "auto") != "auto":
+        return None
+    name = str(retrieval.get("model") or DEFAULT_MODEL)
+    if cached(name) or not installed():
+        return None
+    size = " (about 30 MB)" if name == DEFAULT_MODEL else ""
+    return (f"recall is lexical until the embedding model {name} is fetched: recall once "
+            f"with --mode hybrid to fetch it{size}, or set memory_schema.retrieval.mode to "
+            "lexical to keep lexical recall without this note")
+
+
 def relevance(db: Any, where: list[str], args: list[object], query: str, chosen: Settings,
               depth: int = 100, fetch: bool = True) -> Relevance | None:
     """The relevance of each candidate to `query`, or None for lexical recall (in auto mode
