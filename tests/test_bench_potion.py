@@ -64,6 +64,7 @@ def test_the_published_files_are_written_as_the_hub_has_them(tmp_path: Path) -> 
     ({"tokenizer.json": json.dumps({**TOKENIZER, "extra": 1}).encode()}, "tokenizer.json"),
     ({"config.json": json.dumps({"hidden_dim": 128, "normalize": True}).encode()},
      "config.json"),
+    ({"config.json": b"hidden_dim: 256"}, "not JSON"),
 ])
 def test_a_file_that_is_not_the_published_one_writes_nothing(
         tmp_path: Path, changed: dict[str, bytes], said: str) -> None:

@@ -30,9 +30,9 @@ Chosen on the tuning half of the benchmark's conversations (`bench/bench_retriev
 model, the lists weighed alike, 0.64 -> 0.68; 0.2: 0.69, 0.45: 0.68 to 0.69). Held out:
 lexical 0.51 -> 0.56, hybrid 0.55 -> 0.60; the team set moves by up to four evidence of 200.
 On LoCoMo's ten conversations in one store (`bench/bench_locomo.py`), lexical 0.57 -> 0.62,
-hybrid 0.56 -> 0.63. Feeding back
-the best matches' most distinctive words instead (RM3-style, 1 to 5 matches, 3 to 12 words,
-weights 0.1 to 0.45) found no more evidence (r@10 0.54 at every setting) and was not kept.
+hybrid 0.56 -> 0.63. Feeding back the best matches' most distinctive words instead
+(RM3-style, 1 to 5 matches, 3 to 12 words, weights 0.1 to 0.45) found no more evidence (r@10
+0.54 at every setting) and was not kept.
 """
 
 from __future__ import annotations
