@@ -87,12 +87,7 @@ def build_store(size: int, where: Path, written: bool = False) -> Path:
     """A committed store of `size` entries: each one line per key (`written`: as `remember`
     writes entries of varied lengths, long texts folded over several lines)."""
     root = where / f"{'written' if written else 'store'}-{size}"
-    root.mkdir(parents=True)
-    env = {**os.environ, "LOA_MEM_NOW": NOW}
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid")):
-        subprocess.run(["git", "config", key, value], cwd=root, check=True)
-    subprocess.run([LOA_MEM, "init"], cwd=root, env=env, check=True, capture_output=True)
+    new_store(root)
     rng = random.Random(size)
     memory = root / "grimoires/loa/memory"
     chunks: dict[str, list[str]] = {plural: [] for _, plural, _ in CATEGORIES}
@@ -103,9 +98,24 @@ def build_store(size: int, where: Path, written: bool = False) -> Path:
     for plural, items in chunks.items():
         with open(memory / f"{plural}.yaml", "a", encoding="utf-8") as handle:
             handle.write("".join(items))
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-qm", f"bench store of {size}"], cwd=root, check=True)
+    committed(root, f"bench store of {size}")
     return root
+
+
+def new_store(root: Path, now: str = NOW) -> None:
+    """A new git repository at `root` with an initialised, empty store."""
+    root.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
+    for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid")):
+        subprocess.run(["git", "config", key, value], cwd=root, check=True)
+    subprocess.run([LOA_MEM, "init"], cwd=root, env={**os.environ, "LOA_MEM_NOW": now},
+                   check=True, capture_output=True)
+
+
+def committed(root: Path, message: str) -> None:
+    """Everything in the repository at `root` committed."""
+    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
+    subprocess.run(["git", "commit", "-qm", message], cwd=root, check=True)
 
 
 def timed(command: list[str], root: Path, env: dict[str, str]) -> float:

@@ -27,13 +27,14 @@ import datetime as dt
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from bench_retrieval import LOA_MEM, _match, _quote, scored  # beside this file
+from bench_retrieval import _match, _quote, scored, use_model  # beside this file
+
+from bench import committed, new_store
 
 NOW = "2024-06-01T00:00:00Z"
 Question = tuple[str, list[str], str]  # text, evidence entry ids, category
@@ -66,12 +67,7 @@ def _turns(sample: dict[str, Any], tag: str, sessions: bool, captions: bool,
 def build(root: Path, samples: list[dict[str, Any]], sessions: bool, captions: bool,
           speakers: bool = True) -> list[list[Question]]:
     """One store of the samples' turns; each sample's questions over the store's ids."""
-    root.mkdir(parents=True)
-    for command in (["git", "init", "-q"], ["git", "config", "user.name", "bench"],
-                    ["git", "config", "user.email", "bench@example.invalid"]):
-        subprocess.run(command, cwd=root, check=True)
-    subprocess.run([LOA_MEM, "init"], cwd=root, env={**os.environ, "LOA_MEM_NOW": NOW},
-                   check=True, capture_output=True)
+    new_store(root, NOW)
     entries: list[str] = []
     questions: list[list[Question]] = []
     for number, sample in enumerate(samples):
@@ -97,8 +93,7 @@ def build(root: Path, samples: list[dict[str, Any]], sessions: bool, captions: b
         questions.append(asked)
     facts = root / "grimoires" / "loa" / "memory" / "facts.yaml"
     facts.write_text("".join(entries), encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-qm", "LoCoMo turns"], cwd=root, check=True)
+    committed(root, "LoCoMo turns")
     return questions
 
 
@@ -180,10 +175,7 @@ def main() -> None:
             questions = [q for group_asked in asked for q in group_asked
                          if not wanted or q[2] in wanted]
             if args.model:
-                config = root / ".loa.config.yaml"
-                config.write_text(config.read_text(encoding="utf-8").replace(
-                    "\n  retrieval:", f"\n  retrieval:\n    model: {args.model}"),
-                    encoding="utf-8")
+                use_model(root, args.model)
             for row in LEXICAL_ROWS + (MODEL_ROWS if args.model else []):
                 rows.setdefault(row[0], []).extend(measured(root, questions, row))
     count = len(next(iter(rows.values())))

@@ -42,7 +42,6 @@ import resource
 import sqlite3
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,8 +51,8 @@ import exact_scan  # beside this file
 from conversation_set import CONVERSATIONS, QUESTIONS
 from retrieval_set import SET
 
-LOA_MEM = str(Path(sys.executable).with_name("loa-mem"))
-NOW = "2026-11-22T12:00:00Z"
+from bench import LOA_MEM, NOW, committed, new_store
+
 FILES = {"fact": "facts", "decision": "decisions", "learning": "learnings", "error": "errors",
          "preference": "preferences"}
 
@@ -134,12 +133,7 @@ def _distractors(count: int, rng: random.Random, kind: str) -> list[tuple[str, s
 def build(root: Path, size: int, model: str | None, distractors: str = "natural",
           provenance: str = "sessions") -> list[str]:
     """A store of `size` entries, the labelled ones first; their ids, in `_rows`' order."""
-    root.mkdir(parents=True)
-    env = {**os.environ, "LOA_MEM_NOW": NOW}
-    subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    for key, value in (("user.name", "bench"), ("user.email", "bench@example.invalid")):
-        subprocess.run(["git", "config", key, value], cwd=root, check=True)
-    subprocess.run([LOA_MEM, "init"], cwd=root, env=env, check=True, capture_output=True)
+    new_store(root)
     labelled, _ = _rows()
     rows = labelled + _distractors(size - len(labelled), random.Random(7), distractors)
     texts: dict[str, list[str]] = {c: [] for c in FILES}
@@ -150,12 +144,16 @@ def build(root: Path, size: int, model: str | None, distractors: str = "natural"
     for category, name in FILES.items():
         (memory / f"{name}.yaml").write_text("".join(texts[category]), encoding="utf-8")
     if model:
-        config = root / ".loa.config.yaml"
-        config.write_text(config.read_text(encoding="utf-8").replace(
-            "\n  retrieval:", f"\n  retrieval:\n    model: {model}"), encoding="utf-8")
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-qm", "bench store"], cwd=root, check=True)
+        use_model(root, model)
+    committed(root, "bench store")
     return [f"MEM-20261101-{n:05d}" for n in range(len(labelled))]
+
+
+def use_model(root: Path, model: str) -> None:
+    """Semantic and hybrid recall in the store at `root` use `model` (an id or a folder)."""
+    config = root / ".loa.config.yaml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "\n  retrieval:", f"\n  retrieval:\n    model: {model}"), encoding="utf-8")
 
 
 def _stems(text: str, forms: bool = False) -> set[str]:
@@ -252,20 +250,17 @@ VARIANTS: list[Variant] = [
 
 def _match(stop: str, prefix: bool, forms: bool) -> Any:
     """A `scoring.match_expression` for one variant."""
+    from loa_mem.memory import scoring
     from loa_mem.memory.stopwords import STOP_WORDS
-    from loa_mem.memory.wordforms import alternatives
+
+    def prefixed(term: str) -> bool:
+        return prefix and not (stop == "exact" and term in STOP_WORDS)
 
     def expression(query: str) -> str | None:
-        terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
+        terms = scoring.query_words(query)
         if stop == "out":
             terms = [t for t in terms if t not in STOP_WORDS] or terms
-        if not terms:
-            return None
-        phrases = {f'"{t}"' + ("*" if prefix and not (stop == "exact" and t in STOP_WORDS)
-                               else ""): None for t in terms}
-        for term in terms if forms else ():
-            phrases.update((f'"{form}"', None) for form in alternatives(term))
-        return " OR ".join(phrases)
+        return scoring.any_of(terms, prefixed, forms) if terms else None
     return expression
 
 

@@ -11,7 +11,7 @@ import heapq
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
     from sqlite3 import Connection
 
 HALF_LIFE_DAYS = 30.0
@@ -34,19 +34,30 @@ def ensure_power(db: Connection) -> None:
         db.create_function("power", 2, math.pow, deterministic=True)
 
 
+def query_words(query: str) -> list[str]:
+    """The query's words as the full-text match takes them: lower case, letters and digits."""
+    return "".join(c if c.isalnum() else " " for c in query.lower()).split()
+
+
 def match_expression(query: str) -> str | None:
-    terms = "".join(c if c.isalnum() else " " for c in query.lower()).split()
+    terms = query_words(query)
     if not terms:
         return None
     # -- stop words out of the match (loa_mem.memory.stopwords) --
     from loa_mem.memory.stopwords import STOP_WORDS
 
-    terms = [t for t in terms if t not in STOP_WORDS] or terms
-    # -- irregular forms the stemmer cannot join (go/went): loa_mem.memory.wordforms --
+    return any_of([t for t in terms if t not in STOP_WORDS] or terms)
+
+
+def any_of(terms: Sequence[str], prefixed: Callable[[str], bool] | None = None,
+           forms: bool = True) -> str:
+    """The full-text OR of `terms`, each a phrase, and a prefix too unless `prefixed` says
+    not; with `forms`, a base form also brings its irregular forms as written, which the
+    stemmer cannot join (go/went: `loa_mem.memory.wordforms`)."""
     from loa_mem.memory.wordforms import alternatives
 
-    phrases = {f'"{t}"*': None for t in terms}
-    for term in terms:
+    phrases = {f'"{t}"' + ("*" if prefixed is None or prefixed(t) else ""): None for t in terms}
+    for term in terms if forms else ():
         phrases.update((f'"{form}"', None) for form in alternatives(term))
     return " OR ".join(phrases)
 

@@ -18,8 +18,8 @@
   no weighting lifts it much: the two top 10s together hold 0.62 of the evidence, and a
   heavier lexical list trades the paraphrases for it. k 5 found the most on the tuning half
   (`bench/bench_retrieval.py --tune`); fusing scores (cosine plus a share of bm25) found no
-  more. The entries written next to the best fused matches in their
-  session then join (`memory.neighbours`; `retrieval.neighbours: false` leaves them out).
+  more. The entries written next to the best fused matches in their session then join
+  (`memory.neighbours`; `retrieval.neighbours: false` leaves them out).
 
 The recall score then treats the result as it treats bm25: divided by the best candidate's, then
 weighed with confidence, recency and tier.
